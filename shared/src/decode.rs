@@ -1,0 +1,246 @@
+//! Semantic bit decoding with explicit erasures, the assigned-code score and its p-value
+//! (paper, section "Semantic Bit Decoding with NLI"; appendix "Detection Details").
+
+use serde::{Deserialize, Serialize};
+
+use crate::bundle::DecodingParams;
+
+/// Why a position was erased. Checked in the paper's order: both, absent, ambiguous.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Erasure {
+    /// s0 ≥ τ_both and s1 ≥ τ_both: evidence for both alternatives.
+    Both,
+    /// max(s0, s1) < τ_min: no evidence.
+    Absent,
+    /// |s1 − s0| ≤ margin: insufficient separation.
+    Ambiguous,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Decision {
+    Bit(u8),
+    Erased(Erasure),
+}
+
+impl Decision {
+    pub fn bit(self) -> Option<u8> {
+        match self {
+            Decision::Bit(b) => Some(b),
+            Decision::Erased(_) => None,
+        }
+    }
+    pub fn erasure(self) -> Option<Erasure> {
+        match self {
+            Decision::Bit(_) => None,
+            Decision::Erased(e) => Some(e),
+        }
+    }
+}
+
+/// Decode one position from its two side scores s_{j,0}, s_{j,1}.
+pub fn decide(s0: f64, s1: f64, p: &DecodingParams) -> Decision {
+    if s0 >= p.tau_both && s1 >= p.tau_both {
+        Decision::Erased(Erasure::Both)
+    } else if s0.max(s1) < p.tau_min {
+        Decision::Erased(Erasure::Absent)
+    } else if (s1 - s0).abs() <= p.margin {
+        Decision::Erased(Erasure::Ambiguous)
+    } else {
+        Decision::Bit(u8::from(s1 > s0))
+    }
+}
+
+/// Summary of the decisions against the assigned codeword.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    /// O: non-erased positions.
+    pub observed: usize,
+    /// M: observed positions that match the codeword.
+    pub matched: usize,
+    /// U = O − M.
+    pub mismatched: usize,
+    /// O ≥ O_min.
+    pub eligible: bool,
+    /// S = 2M − O when eligible, else the bundle's ineligible score.
+    pub score: i64,
+    /// P(X ≥ M) for X ~ Binomial(O, 1/2): the chance of at least M matches if every observed
+    /// bit agreed with the codeword by a fair coin (H0). 1 when O = 0.
+    pub p_value: f64,
+}
+
+pub fn score(decisions: &[Decision], codeword: &[u8], p: &DecodingParams) -> Score {
+    let mut observed = 0;
+    let mut matched = 0;
+    for (d, &c) in decisions.iter().zip(codeword) {
+        if let Some(b) = d.bit() {
+            observed += 1;
+            if b == c {
+                matched += 1;
+            }
+        }
+    }
+    let eligible = observed >= p.o_min;
+    let score = if eligible { 2 * matched as i64 - observed as i64 } else { p.ineligible_score };
+    Score {
+        observed,
+        matched,
+        mismatched: observed - matched,
+        eligible,
+        score,
+        p_value: binomial_upper_tail(observed, matched),
+    }
+}
+
+/// P(X ≥ m) for X ~ Binomial(n, 1/2), exact for the small n used here (n ≤ a few hundred).
+pub fn binomial_upper_tail(n: usize, m: usize) -> f64 {
+    if m == 0 {
+        return 1.0;
+    }
+    if m > n {
+        return 0.0;
+    }
+    // Sum C(n, i) / 2^n in log space to stay finite for large n.
+    let ln_half_n = -(n as f64) * std::f64::consts::LN_2;
+    let mut ln_c = ln_choose(n, m);
+    let mut total = 0.0;
+    for i in m..=n {
+        total += (ln_c + ln_half_n).exp();
+        // C(n, i+1) = C(n, i) · (n − i) / (i + 1)
+        if i < n {
+            ln_c += ((n - i) as f64).ln() - ((i + 1) as f64).ln();
+        }
+    }
+    total.min(1.0)
+}
+
+fn ln_choose(n: usize, k: usize) -> f64 {
+    let k = k.min(n - k);
+    (0..k).map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln()).sum()
+}
+
+/// The verdict a person reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Eligible, and the matches are unlikely under H0 (p ≤ α).
+    Exposed,
+    /// Eligible, but the matches are compatible with chance.
+    NotExposed,
+    /// Fewer than O_min positions observed: no assigned-code decision is made.
+    Ineligible,
+}
+
+pub fn verdict(s: &Score, alpha: f64) -> Verdict {
+    if !s.eligible {
+        Verdict::Ineligible
+    } else if s.p_value <= alpha {
+        Verdict::Exposed
+    } else {
+        Verdict::NotExposed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> DecodingParams {
+        DecodingParams::exact12()
+    }
+
+    const E: f64 = 1e-9;
+
+    #[test]
+    fn both_rule_at_and_around_tau_both() {
+        let p = p();
+        assert_eq!(decide(0.90, 0.90, &p), Decision::Erased(Erasure::Both));
+        assert_eq!(decide(0.95, 0.99, &p), Decision::Erased(Erasure::Both));
+        // Just below τ_both on one side: not "both"; then margin decides (0.04 ≤ 0.20 → ambiguous).
+        assert_eq!(decide(0.90 - E, 0.94, &p), Decision::Erased(Erasure::Ambiguous));
+        assert_eq!(decide(0.99, 0.90 - E, &p), Decision::Erased(Erasure::Ambiguous));
+    }
+
+    #[test]
+    fn absent_rule_at_and_around_tau_min() {
+        let p = p();
+        assert_eq!(decide(0.0, 0.52 - E, &p), Decision::Erased(Erasure::Absent));
+        assert_eq!(decide(0.51, 0.10, &p), Decision::Erased(Erasure::Absent));
+        // Exactly τ_min is not absent (rule is max < τ_min); with margin 0.42 it decodes.
+        assert_eq!(decide(0.10, 0.52, &p), Decision::Bit(1));
+        assert_eq!(decide(0.52, 0.10, &p), Decision::Bit(0));
+    }
+
+    #[test]
+    fn margin_rule_at_and_around_the_margin() {
+        let p = p();
+        // |s1 − s0| = 0.20 exactly (representable comparison with a tiny slack) → ambiguous.
+        assert_eq!(decide(0.40, 0.60, &p), Decision::Erased(Erasure::Ambiguous));
+        assert_eq!(decide(0.60 + 0.25, 0.60 + 0.05, &p), Decision::Erased(Erasure::Ambiguous));
+        assert_eq!(decide(0.39, 0.60, &p), Decision::Bit(1));
+        assert_eq!(decide(0.80, 0.59, &p), Decision::Bit(0));
+        assert_eq!(decide(0.60, 0.40 - 1e-6, &p), Decision::Bit(0));
+    }
+
+    #[test]
+    fn rule_order_both_before_absent_before_margin() {
+        let p = DecodingParams { tau_both: 0.3, ..p() };
+        // Both ≥ 0.3 and max < τ_min: "both" wins because it is checked first.
+        assert_eq!(decide(0.4, 0.45, &p), Decision::Erased(Erasure::Both));
+    }
+
+    #[test]
+    fn clear_decisions() {
+        let p = p();
+        assert_eq!(decide(0.05, 0.97, &p), Decision::Bit(1));
+        assert_eq!(decide(0.97, 0.05, &p), Decision::Bit(0));
+        assert_eq!(decide(0.89, 0.10, &p), Decision::Bit(0));
+    }
+
+    #[test]
+    fn score_eligible_and_ineligible() {
+        let p = p();
+        let cw = [0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1];
+        // 8 observed, 7 matching → S = 2·7 − 8 = 6.
+        let mut ds: Vec<Decision> = cw.iter().map(|&b| Decision::Bit(b)).collect();
+        for d in ds.iter_mut().skip(8) {
+            *d = Decision::Erased(Erasure::Absent);
+        }
+        ds[0] = Decision::Bit(1);
+        let s = score(&ds, &cw, &p);
+        assert_eq!((s.observed, s.matched, s.mismatched, s.eligible, s.score), (8, 7, 1, true, 6));
+        assert!((s.p_value - 9.0 / 256.0).abs() < 1e-12);
+        // 7 observed → ineligible, score −13, whatever matches.
+        ds[7] = Decision::Erased(Erasure::Ambiguous);
+        let s = score(&ds, &cw, &p);
+        assert_eq!((s.observed, s.eligible, s.score), (7, false, -13));
+        assert_eq!(verdict(&s, 0.01), Verdict::Ineligible);
+    }
+
+    #[test]
+    fn all_match_and_all_mismatch() {
+        let p = p();
+        let cw = [1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0];
+        let good: Vec<_> = cw.iter().map(|&b| Decision::Bit(b)).collect();
+        let s = score(&good, &cw, &p);
+        assert_eq!((s.score, s.observed, s.matched), (12, 12, 12));
+        assert!((s.p_value - 1.0 / 4096.0).abs() < 1e-15);
+        assert_eq!(verdict(&s, 0.01), Verdict::Exposed);
+        let bad: Vec<_> = cw.iter().map(|&b| Decision::Bit(1 - b)).collect();
+        let s = score(&bad, &cw, &p);
+        assert_eq!((s.score, s.matched), (-12, 0));
+        assert_eq!(s.p_value, 1.0);
+        assert_eq!(verdict(&s, 0.01), Verdict::NotExposed);
+    }
+
+    #[test]
+    fn binomial_tail_values() {
+        assert_eq!(binomial_upper_tail(0, 0), 1.0);
+        assert!((binomial_upper_tail(12, 11) - 13.0 / 4096.0).abs() < 1e-15);
+        assert!((binomial_upper_tail(10, 5) - 638.0 / 1024.0).abs() < 1e-12);
+        assert_eq!(binomial_upper_tail(3, 4), 0.0);
+        // Large n stays finite and sane: P(X ≥ 500 | n = 1000) ≈ 0.5126.
+        let v = binomial_upper_tail(1000, 500);
+        assert!((v - 0.51261).abs() < 1e-4, "{v}");
+    }
+}

@@ -1,0 +1,25 @@
+//! SemTrace core: everything the builder CLI and the browser detector share.
+//!
+//! No file or network I/O lives here, so the crate builds for `wasm32-unknown-unknown`;
+//! callers hand in bytes and strings. Layers, bottom-up:
+//! - [`bundle`]: the signature bundle v1 (what a venue keeps) and its validation;
+//! - [`segment`]: review text → sentences → adjacent 2-sentence windows;
+//! - [`nli`]: the NLI scorer trait and the tract-onnx cross-encoder engine;
+//! - [`decode`]: per-position 0/1/erasure decisions, the assigned-code score and p-value;
+//! - [`detect`]: glue that runs a scorer over windows × facts and produces a [`report::Report`].
+
+pub mod bundle;
+pub mod decode;
+pub mod detect;
+pub mod error;
+pub mod nli;
+pub mod report;
+pub mod segment;
+
+pub use error::{Error, Result};
+
+/// SHA-256 of a byte slice as lowercase hex (model files, PDFs, carrier text).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(bytes))
+}

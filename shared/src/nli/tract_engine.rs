@@ -1,0 +1,280 @@
+//! The real NLI engine: a HuggingFace `tokenizer.json` (tokenizers crate) feeding an ONNX
+//! cross-encoder run by tract. Same code natively and in wasm32.
+//!
+//! Shapes: graphs come either fully dynamic (`[batch, seq]`) or with a fixed sequence length
+//! (e.g. `[batch, 160]`). Dynamic graphs are padded to the longest pair of each batch; fixed ones
+//! to the graph's length. tract runs fastest on concrete shapes, so each (batch, seq) shape gets
+//! its own optimised plan, built on first use from the decluttered model and cached.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokenizers::{
+    Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
+};
+use tract_onnx::prelude::*;
+
+use super::{softmax, ModelSpec, NliPair, NliScorer};
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Ids,
+    Mask,
+    TypeIds,
+}
+
+type Plan = Arc<TypedRunnableModel>;
+
+/// Most plans kept at once; beyond this the cache is cleared (shapes cluster, so this is rare).
+const MAX_PLANS: usize = 24;
+
+pub struct TractNli {
+    spec: ModelSpec,
+    sha256: String,
+    tokenizer: Tokenizer,
+    model: TypedModel,
+    roles: Vec<Role>,
+    batch_sym: Option<Symbol>,
+    seq_sym: Option<Symbol>,
+    fixed_len: Option<usize>,
+    plans: Mutex<HashMap<(usize, usize), Plan>>,
+    batch_size: usize,
+}
+
+/// Token tensors for one batch, exactly as fed to the graph (row-major, `rows × seq`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodedBatch {
+    pub rows: usize,
+    pub seq: usize,
+    pub input_ids: Vec<i64>,
+    pub attention_mask: Vec<i64>,
+    pub token_type_ids: Vec<i64>,
+}
+
+fn tract_err(context: &str) -> impl Fn(TractError) -> Error + '_ {
+    move |e| Error::model(format!("{context}: {e:#}"))
+}
+
+impl TractNli {
+    /// Load a model from the ONNX bytes and the `tokenizer.json` text.
+    pub fn load(onnx: &[u8], tokenizer_json: &[u8], spec: ModelSpec) -> Result<TractNli> {
+        let sha256 = crate::sha256_hex(onnx);
+        let mut tokenizer = Tokenizer::from_bytes(tokenizer_json)
+            .map_err(|e| Error::model(format!("tokenizer.json cannot be read: {e}")))?;
+        let mut reader = onnx;
+        let inference = tract_onnx::onnx()
+            .model_for_read(&mut reader)
+            .map_err(tract_err("the ONNX file cannot be parsed"))?;
+        let model = inference
+            .into_typed()
+            .and_then(|m| m.into_decluttered())
+            .map_err(tract_err("the ONNX graph cannot be typed"))?;
+
+        let mut roles = Vec::new();
+        let mut batch_sym = None;
+        let mut seq_sym = None;
+        let mut fixed_len = None;
+        for (ix, outlet) in model.input_outlets().map_err(tract_err("inputs"))?.iter().enumerate() {
+            let name = model.node(outlet.node).name.to_ascii_lowercase();
+            let role = if name.contains("input_ids") {
+                Role::Ids
+            } else if name.contains("attention_mask") {
+                Role::Mask
+            } else if name.contains("token_type") {
+                Role::TypeIds
+            } else {
+                return Err(Error::model(format!(
+                    "unexpected graph input {name:?}: a cross-encoder takes input_ids, attention_mask and optionally token_type_ids"
+                )));
+            };
+            roles.push(role);
+            let fact = model.input_fact(ix).map_err(tract_err("input fact"))?;
+            let dims = fact.shape.dims();
+            if dims.len() != 2 {
+                return Err(Error::model(format!("graph input {name:?} has rank {}, expected 2", dims.len())));
+            }
+            match &dims[0] {
+                TDim::Sym(s) => batch_sym = Some(s.clone()),
+                TDim::Val(_) => {}
+                other => return Err(Error::model(format!("unsupported batch dimension {other}"))),
+            }
+            match &dims[1] {
+                TDim::Sym(s) => seq_sym = Some(s.clone()),
+                TDim::Val(v) => fixed_len = Some(*v as usize),
+                other => return Err(Error::model(format!("unsupported sequence dimension {other}"))),
+            }
+        }
+        if !roles.contains(&Role::Ids) || !roles.contains(&Role::Mask) {
+            return Err(Error::model("the graph lacks input_ids or attention_mask inputs"));
+        }
+        let outputs = model.output_outlets().map_err(tract_err("outputs"))?;
+        if outputs.is_empty() {
+            return Err(Error::model("the graph has no output"));
+        }
+        // A fixed-length graph caps the pair length whatever the config says.
+        let max_length = fixed_len.map_or(spec.max_length, |f| f.min(spec.max_length));
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length,
+                strategy: TruncationStrategy::LongestFirst,
+                stride: 0,
+                direction: TruncationDirection::Right,
+            }))
+            .map_err(|e| Error::model(format!("tokenizer truncation: {e}")))?;
+        tokenizer.with_padding(None);
+        let spec = ModelSpec { max_length, ..spec };
+        Ok(TractNli {
+            spec,
+            sha256,
+            tokenizer,
+            model,
+            roles,
+            batch_sym,
+            seq_sym,
+            fixed_len,
+            plans: Mutex::new(HashMap::new()),
+            batch_size: 8,
+        })
+    }
+
+    pub fn spec(&self) -> &ModelSpec {
+        &self.spec
+    }
+
+    /// SHA-256 of the ONNX bytes this engine was loaded from.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// The graph's fixed sequence length, if it has one.
+    pub fn fixed_len(&self) -> Option<usize> {
+        self.fixed_len
+    }
+
+    pub fn set_batch_size(&mut self, n: usize) {
+        self.batch_size = n.max(1);
+    }
+
+    /// Token ids of one pair (truncated, special tokens added, unpadded).
+    pub fn token_ids(&self, pair: NliPair<'_>) -> Result<Vec<u32>> {
+        let enc = self
+            .tokenizer
+            .encode((pair.premise, pair.hypothesis), true)
+            .map_err(|e| Error::model(format!("tokenization failed: {e}")))?;
+        Ok(enc.get_ids().to_vec())
+    }
+
+    /// Tokenise a batch and pad it the way the graph wants it.
+    pub fn encode(&self, pairs: &[NliPair<'_>]) -> Result<EncodedBatch> {
+        let mut encs = Vec::with_capacity(pairs.len());
+        for p in pairs {
+            let e = self
+                .tokenizer
+                .encode((p.premise, p.hypothesis), true)
+                .map_err(|e| Error::model(format!("tokenization failed: {e}")))?;
+            encs.push(e);
+        }
+        let longest = encs.iter().map(|e| e.get_ids().len()).max().unwrap_or(1);
+        let seq = self.fixed_len.unwrap_or(longest);
+        let rows = encs.len();
+        let mut b = EncodedBatch {
+            rows,
+            seq,
+            input_ids: vec![0; rows * seq],
+            attention_mask: vec![0; rows * seq],
+            token_type_ids: vec![0; rows * seq],
+        };
+        let pad_id = self.tokenizer.get_padding().map(|p| p.pad_id).unwrap_or(0) as i64;
+        for (r, e) in encs.iter().enumerate() {
+            let row = r * seq;
+            b.input_ids[row..row + seq].fill(pad_id);
+            for (c, ((&id, &m), &t)) in
+                e.get_ids().iter().zip(e.get_attention_mask()).zip(e.get_type_ids()).enumerate().take(seq)
+            {
+                b.input_ids[row + c] = id as i64;
+                b.attention_mask[row + c] = m as i64;
+                b.token_type_ids[row + c] = t as i64;
+            }
+        }
+        Ok(b)
+    }
+
+    fn plan(&self, rows: usize, seq: usize) -> Result<Plan> {
+        let key = (rows, seq);
+        if let Some(p) = self.plans.lock().expect("plan cache lock").get(&key) {
+            return Ok(p.clone());
+        }
+        let mut subs = HashMap::new();
+        if let Some(s) = &self.batch_sym {
+            subs.insert(s.clone(), TDim::Val(rows as i64));
+        }
+        if let Some(s) = &self.seq_sym {
+            subs.insert(s.clone(), TDim::Val(seq as i64));
+        }
+        let plan = self
+            .model
+            .set_symbols(&subs)
+            .and_then(|m| m.into_optimized())
+            .and_then(|m| m.into_runnable())
+            .map_err(tract_err("optimising the graph"))?;
+        let mut cache = self.plans.lock().expect("plan cache lock");
+        if cache.len() >= MAX_PLANS {
+            cache.clear();
+        }
+        cache.insert(key, plan.clone());
+        Ok(plan)
+    }
+
+    /// Run the graph on already-encoded tensors; returns one row of raw logits per pair.
+    pub fn logits(&self, batch: &EncodedBatch) -> Result<Vec<Vec<f32>>> {
+        if batch.rows == 0 {
+            return Ok(Vec::new());
+        }
+        let plan = self.plan(batch.rows, batch.seq)?;
+        let shape = (batch.rows, batch.seq);
+        let mut inputs: TVec<TValue> = tvec![];
+        for role in &self.roles {
+            let data = match role {
+                Role::Ids => &batch.input_ids,
+                Role::Mask => &batch.attention_mask,
+                Role::TypeIds => &batch.token_type_ids,
+            };
+            let arr = tract_ndarray::Array2::from_shape_vec(shape, data.clone())
+                .map_err(|e| Error::model(format!("input shape: {e}")))?;
+            inputs.push(arr.into_tensor().into());
+        }
+        let out = plan.run(inputs).map_err(tract_err("running the model"))?;
+        let view = out[0].to_plain_array_view::<f32>().map_err(tract_err("reading logits"))?;
+        let dims = view.shape().to_vec();
+        if dims.len() != 2 || dims[0] != batch.rows {
+            return Err(Error::model(format!("logits have shape {dims:?}, expected [{}, labels]", batch.rows)));
+        }
+        if dims[1] != self.spec.labels.len() || self.spec.entailment_index >= dims[1] {
+            return Err(Error::model(format!(
+                "the model outputs {} labels but its config names {} (entailment index {}): wrong model or config",
+                dims[1],
+                self.spec.labels.len(),
+                self.spec.entailment_index
+            )));
+        }
+        Ok(view.rows().into_iter().map(|r| r.iter().copied().collect()).collect())
+    }
+}
+
+impl NliScorer for TractNli {
+    fn entailment(&self, pairs: &[NliPair<'_>]) -> Result<Vec<f32>> {
+        let mut probs = Vec::with_capacity(pairs.len());
+        for chunk in pairs.chunks(self.batch_size) {
+            let enc = self.encode(chunk)?;
+            for row in self.logits(&enc)? {
+                probs.push(softmax(&row)[self.spec.entailment_index]);
+            }
+        }
+        Ok(probs)
+    }
+
+    fn preferred_batch(&self) -> usize {
+        self.batch_size
+    }
+}

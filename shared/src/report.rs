@@ -1,0 +1,66 @@
+//! The per-review detection report: what `semtrace detect --json` prints (one per line), what the
+//! web page renders and what the evaluation harness reads.
+
+use serde::{Deserialize, Serialize};
+
+use crate::decode::{Erasure, Verdict};
+use crate::segment::Window;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Where the review came from (a path, "-" for stdin); set by the caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
+    pub verdict: Verdict,
+    /// S = 2M − O when eligible, else the bundle's ineligible score.
+    pub score: i64,
+    pub observed: usize,
+    pub matched: usize,
+    pub mismatched: usize,
+    pub eligible: bool,
+    /// One-sided binomial p-value of M matches out of O under H0 (fair coin per observed bit).
+    pub p_value: f64,
+    /// The α the verdict used.
+    pub alpha: f64,
+    pub k: usize,
+    pub positions: Vec<PositionReport>,
+    /// Windows before the cap.
+    pub windows_total: usize,
+    /// The windows scored (at most the bundle's max_windows).
+    pub windows: Vec<Window>,
+    pub pairs_scored: usize,
+    pub model: ModelCheck,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PositionReport {
+    pub index: usize,
+    pub slot: String,
+    /// The codeword bit assigned to this copy.
+    pub assigned: u8,
+    /// s_{j,0}, s_{j,1}: max entailment probability of each side over the windows.
+    pub s0: f64,
+    pub s1: f64,
+    /// "0", "1" or "?" (erased).
+    pub decision: String,
+    pub erasure: Option<Erasure>,
+    /// Whether the decoded bit equals the assigned one (None when erased).
+    pub matches: Option<bool>,
+    /// Window with the highest entailment for the decided side (None when erased or no windows).
+    pub evidence_window: Option<usize>,
+    /// Best window for each side, for auditing erasures too.
+    pub best_windows: [Option<usize>; 2],
+}
+
+/// How the engine's model relates to the one the bundle was frozen for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelCheck {
+    pub name: String,
+    /// SHA-256 of the model actually used.
+    pub sha256: String,
+    /// SHA-256 the bundle records.
+    pub bundle_sha256: String,
+    pub hash_matches: bool,
+    /// True when a mismatch was explicitly allowed by the user (results are then not comparable).
+    pub mismatch_overridden: bool,
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Sanity check: run an exported ONNX model with tract 0.23 (Python bindings of the same engine the Rust
+side uses) with symbolic batch/seq dims, and compare the logits with onnxruntime on several shapes.
+
+    training/.venv/bin/python training/check_tract.py models/semtrace-nli-minilm/model.onnx
+"""
+import sys
+
+import numpy as np
+import onnxruntime as ort
+import tract
+
+path = sys.argv[1]
+print("tract", tract.version())
+im = tract.onnx().load(path)
+for i in range(3):
+    im.set_input_fact(i, "batch,seq,i64")
+model = im.into_model()
+run = model.into_runnable()
+sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+rng = np.random.default_rng(0)
+worst = 0.0
+for b, s in [(1, 5), (2, 17), (4, 64), (3, 256)]:
+    ids = rng.integers(1000, 30000, size=(b, s)).astype(np.int64)
+    ids[:, 0] = 101
+    ids[:, -1] = 102
+    am = np.ones((b, s), dtype=np.int64)
+    tt = np.zeros((b, s), dtype=np.int64)
+    tt[:, s // 2:] = 1
+    if b > 1:  # padding on the last row
+        am[-1, s - s // 3:] = 0
+        ids[-1, s - s // 3:] = 0
+        tt[-1, s - s // 3:] = 0
+    t = run.run([ids, am, tt])[0].to_numpy()
+    o = sess.run(["logits"], {"input_ids": ids, "attention_mask": am, "token_type_ids": tt})[0]
+    d = float(np.abs(t - o).max())
+    worst = max(worst, d)
+    print(f"batch {b} seq {s}: tract shape {t.shape}, max|tract-ort| {d:.4g}, argmax equal {bool((t.argmax(1) == o.argmax(1)).all())}")
+print("worst", worst)

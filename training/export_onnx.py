@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Export the selected checkpoint to ONNX (fp32) and int8 (dynamic quantization, MatMulInteger).
+
+    training/.venv/bin/python training/export_onnx.py --ckpt training/checkpoints/best.pt --out-dir training/work
+
+Writes <out-dir>/model.fp32.onnx and <out-dir>/model.int8.onnx. Inputs input_ids / attention_mask /
+token_type_ids (int64, [batch, seq], both dynamic); output logits [batch, 3]. Legacy TorchScript exporter
+(dynamo=False), opset 14 (LayerNorm decomposed into primitive ops, eager attention, no fused ops).
+"""
+import argparse
+import collections
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from train_nli import build_model  # noqa: E402
+
+
+class PlainBert(torch.nn.Module):
+    """Same weights and math as the trained CrossEncoder, written out with plain ops so that the exported graph
+    has a simple additive attention mask (transformers' own mask builder traces into a gather-heavy subgraph
+    that tract cannot analyse)."""
+
+    def __init__(self, ce):
+        super().__init__()
+        self.ce = ce
+        cfg = ce.bert.config
+        self.h = cfg.num_attention_heads
+        self.d = cfg.hidden_size // cfg.num_attention_heads
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        bert = self.ce.bert
+        emb = bert.embeddings
+        seq = input_ids.shape[1]
+        pos = emb.position_ids[:, :seq]
+        x = emb.word_embeddings(input_ids) + emb.position_embeddings(pos) + emb.token_type_embeddings(token_type_ids)
+        x = emb.LayerNorm(x)
+        mask = (1.0 - attention_mask.unsqueeze(1).unsqueeze(2).to(x.dtype)) * -10000.0  # [b,1,1,s]
+        for layer in bert.encoder.layer:
+            sa = layer.attention.self
+
+            def heads(t):
+                return t.view(t.shape[0], -1, self.h, self.d).transpose(1, 2)  # [b,h,s,d]
+
+            q, k, v = heads(sa.query(x)), heads(sa.key(x)), heads(sa.value(x))
+            scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.d) + mask
+            ctx = torch.matmul(torch.softmax(scores, dim=-1), v).transpose(1, 2)
+            ctx = ctx.reshape(ctx.shape[0], -1, self.h * self.d)
+            ao = layer.attention.output
+            x = ao.LayerNorm(ao.dense(ctx) + x)
+            inter = torch.nn.functional.gelu(layer.intermediate.dense(x))
+            x = layer.output.LayerNorm(layer.output.dense(inter) + x)
+        pooled = torch.tanh(bert.pooler.dense(x[:, 0]))
+        return self.ce.classifier(pooled)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ckpt", default="training/checkpoints/best.pt")
+    ap.add_argument("--out-dir", default="training/work")
+    ap.add_argument("--opset", type=int, default=14)
+    args = ap.parse_args()
+    torch.set_num_threads(2)
+    os.makedirs(args.out_dir, exist_ok=True)
+
+    model = build_model()
+    if args.ckpt != "none":
+        ck = torch.load(args.ckpt, map_location="cpu", weights_only=False)
+        model.load_state_dict(ck["model"])
+        print(f"loaded {args.ckpt} (step {ck['state']['step']})")
+    model.eval()
+
+    plain = PlainBert(model).eval()
+    ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 102, 2009, 2003, 102], [101, 2178, 102, 2028, 102, 0, 0, 0, 0]])
+    am = (ids != 0).long()
+    tt = torch.tensor([[0, 0, 0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 1, 1, 0, 0, 0, 0]])
+    fp32 = os.path.join(args.out_dir, "model.fp32.onnx")
+    with torch.no_grad():
+        ref = model(ids, am, tt).numpy()
+        ref2 = plain(ids, am, tt).numpy()
+        print(f"max|plain-transformers| {np.abs(ref - ref2).max():.3g}")
+        assert np.abs(ref - ref2).max() < 1e-4
+        torch.onnx.export(
+            plain, (ids, am, tt), fp32, dynamo=False, do_constant_folding=True, opset_version=args.opset,
+            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
+            dynamic_axes={"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
+                          "token_type_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch"}})
+    import onnx
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    m = onnx.load(fp32)
+    onnx.checker.check_model(m)
+    print("fp32 ops:", dict(collections.Counter(n.op_type for n in m.graph.node)))
+    int8 = os.path.join(args.out_dir, "model.int8.onnx")
+    quantize_dynamic(fp32, int8, weight_type=QuantType.QInt8, per_channel=False)
+    mq = onnx.load(int8)
+    print("int8 ops:", dict(collections.Counter(n.op_type for n in mq.graph.node)))
+    print("opsets:", [(o.domain or "ai.onnx", o.version) for o in mq.opset_import])
+
+    feed = {"input_ids": ids.numpy(), "attention_mask": am.numpy(), "token_type_ids": tt.numpy()}
+    for path in (fp32, int8):
+        s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        out = s.run(["logits"], feed)[0]
+        # also a different batch/seq size to prove both axes are dynamic
+        out1 = s.run(["logits"], {k: v[:1, :7] for k, v in feed.items()})[0]
+        print(f"{os.path.basename(path)}: {os.path.getsize(path) / 1e6:.1f} MB, max|onnx-torch| {np.abs(out - ref).max():.4g}, "
+              f"shape {out.shape}/{out1.shape}")
+
+
+if __name__ == "__main__":
+    main()

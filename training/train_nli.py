@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Fine-tune all-MiniLM-L6-v2 (BERT, 6 layers, hidden 384) as a 3-way NLI cross-encoder for SemTrace.
+
+Run from the repository root (data is read from ../shared/data/nli by relative path, never copied):
+
+    training/.venv/bin/python training/train_nli.py --epochs 2
+
+Input encoding: [CLS] premise [SEP] hypothesis [SEP] (backbone tokenizer.json, max 256, longest_first).
+Labels: entailment=0, neutral=1, contradiction=2.
+Losses:
+  * in-domain (and optionally SICK): 3-way cross-entropy.
+  * RTE (entailment / not_entailment): 2-way loss on P(entail) vs P(neutral)+P(contradiction), i.e.
+    -log softmax[entail] for entailment and -logsumexp(log softmax[neutral, contradiction]) for not_entailment.
+    not_entailment covers both neutral and contradiction, so we do not force it onto either class.
+Checkpoints: training/checkpoints/last.pt every --save-every steps (auto-resume), best.pt chosen on in-domain dev.
+"""
+import argparse
+import math
+import os
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import (ENTAIL, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
+                    read_indomain, read_rte, read_sick)
+
+
+class CrossEncoder(nn.Module):
+    def __init__(self, bert, n_labels=3, dropout=0.1):
+        super().__init__()
+        self.bert = bert
+        self.dropout = nn.Dropout(dropout)
+        self.classifier = nn.Linear(bert.config.hidden_size, n_labels)
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        out = self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+        return self.classifier(self.dropout(out.pooler_output))
+
+
+def build_model(bdir=None):
+    from transformers import BertModel
+
+    bdir = bdir or backbone_dir()
+    bert = BertModel.from_pretrained(bdir, add_pooling_layer=True, attn_implementation="eager")
+    return CrossEncoder(bert)
+
+
+def collate(exs, pad_id=0):
+    n = max(len(e["ids"]) for e in exs)
+    ids = torch.full((len(exs), n), pad_id, dtype=torch.long)
+    tt = torch.zeros((len(exs), n), dtype=torch.long)
+    am = torch.zeros((len(exs), n), dtype=torch.long)
+    for i, e in enumerate(exs):
+        L = len(e["ids"])
+        ids[i, :L] = torch.tensor(e["ids"])
+        tt[i, :L] = torch.tensor(e["tt"])
+        am[i, :L] = 1
+    labels = torch.tensor([e["label"] for e in exs], dtype=torch.long)
+    binary = torch.tensor([e["binary"] for e in exs], dtype=torch.bool)
+    weight = torch.tensor([e.get("weight", 1.0) for e in exs], dtype=torch.float)
+    return ids, am, tt, labels, binary, weight
+
+
+def nli_loss(logits, labels, binary, weight):
+    logp = F.log_softmax(logits, dim=-1)
+    # 3-way NLL (labels >= 0)
+    safe = labels.clamp(min=0)
+    nll3 = -logp.gather(1, safe.unsqueeze(1)).squeeze(1)
+    # 2-way: entail vs rest
+    lp_ent = logp[:, ENTAIL]
+    rest = [i for i in range(logits.shape[1]) if i != ENTAIL]
+    lp_not = torch.logsumexp(logp[:, rest], dim=-1)
+    nll2 = torch.where(labels == NOT_ENTAIL, -lp_not, -lp_ent)
+    loss = torch.where(binary, nll2, nll3)
+    return (loss * weight).sum() / weight.sum()
+
+
+def make_batches(exs, bs, seed, bucket_mult=50):
+    rng = random.Random(seed)
+    idx = list(range(len(exs)))
+    rng.shuffle(idx)
+    batches = []
+    chunk = bs * bucket_mult
+    for s in range(0, len(idx), chunk):
+        c = sorted(idx[s:s + chunk], key=lambda i: len(exs[i]["ids"]))
+        batches += [c[j:j + bs] for j in range(0, len(c), bs)]
+    rng.shuffle(batches)
+    return batches
+
+
+@torch.no_grad()
+def predict(model, exs, bs=64):
+    model.eval()
+    order = sorted(range(len(exs)), key=lambda i: len(exs[i]["ids"]))
+    probs = np.zeros((len(exs), len(LABELS)), dtype=np.float32)
+    for s in range(0, len(order), bs):
+        b = order[s:s + bs]
+        ids, am, tt, *_ = collate([exs[i] for i in b])
+        p = F.softmax(model(ids, am, tt), dim=-1).numpy()
+        probs[b] = p
+    model.train()
+    return probs
+
+
+def dev_metrics(exs, probs):
+    y = np.array([e["label"] for e in exs])
+    pred = probs.argmax(1)
+    acc = float((pred == y).mean())
+    tp = float(((pred == ENTAIL) & (y == ENTAIL)).sum())
+    prec = tp / max(1, (pred == ENTAIL).sum())
+    rec = tp / max(1, (y == ENTAIL).sum())
+    f1 = 2 * prec * rec / max(1e-9, prec + rec)
+    trip = {}
+    for e, p in zip(exs, probs):
+        if e["kind"] in ("para", "alter", "near"):
+            trip.setdefault(e["item_id"], {})[e["kind"]] = p[ENTAIL]
+    ok = [t["para"] > t["alter"] and t["para"] > t["near"] for t in trip.values() if len(t) == 3]
+    return dict(acc=acc, ent_f1=f1, triple=float(np.mean(ok)) if ok else float("nan"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", default="../shared/data/nli")
+    ap.add_argument("--ckpt-dir", default="training/checkpoints")
+    ap.add_argument("--epochs", type=float, default=2.0)
+    ap.add_argument("--bs", type=int, default=16)
+    ap.add_argument("--lr", type=float, default=5e-5)
+    ap.add_argument("--warmup", type=float, default=0.08)
+    ap.add_argument("--wd", type=float, default=0.01)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--indomain-repeat", type=int, default=1, help="in-domain train copies per epoch")
+    ap.add_argument("--rte-weight", type=float, default=1.0)
+    ap.add_argument("--no-rte", action="store_true")
+    ap.add_argument("--sick", action="store_true", help="add SICK TRAIN+TRIAL (CC BY-NC-SA) to training")
+    ap.add_argument("--save-every", type=int, default=100)
+    ap.add_argument("--eval-every", type=int, default=0, help="steps; 0 = twice per epoch")
+    ap.add_argument("--log-every", type=int, default=20)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--freeze-word-emb", action="store_true", help="keep the word-embedding matrix frozen (saves CPU)")
+    ap.add_argument("--bf16", action="store_true", help="bf16 autocast for forward/backward (CPU with avx512_bf16/AMX)")
+    ap.add_argument("--bench", type=int, default=0, help="only time this many steps, then exit")
+    args = ap.parse_args()
+
+    torch.set_num_threads(args.threads)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    os.makedirs(args.ckpt_dir, exist_ok=True)
+
+    bdir = backbone_dir()
+    tok = load_tokenizer(os.path.join(bdir, "tokenizer.json"), MAX_LEN)
+    train = read_indomain(os.path.join(args.data, "indomain/train.jsonl")) * args.indomain_repeat
+    train = [dict(e) for e in train]
+    if not args.no_rte:
+        rte = read_rte(os.path.join(args.data, "rte/train.tsv"))
+        for e in rte:
+            e["weight"] = args.rte_weight
+        train += rte
+    if args.sick:
+        train += read_sick(os.path.join(args.data, "sick/SICK.txt"), {"TRAIN", "TRIAL"})
+    dev = read_indomain(os.path.join(args.data, "indomain/dev.jsonl"))
+    encode_all(tok, train)
+    encode_all(tok, dev)
+    ntok = sum(len(e["ids"]) for e in train)
+    print(f"train examples {len(train)} (mean {ntok / len(train):.1f} tokens), dev {len(dev)}", flush=True)
+
+    model = build_model(bdir)
+    model.train()
+    if args.freeze_word_emb:
+        model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    no_decay = ("bias", "LayerNorm.weight")
+    groups = [
+        {"params": [p for n, p in model.named_parameters() if p.requires_grad and not any(k in n for k in no_decay)], "weight_decay": args.wd},
+        {"params": [p for n, p in model.named_parameters() if p.requires_grad and any(k in n for k in no_decay)], "weight_decay": 0.0},
+    ]
+    opt = torch.optim.AdamW(groups, lr=args.lr)
+    steps_per_epoch = math.ceil(len(train) / args.bs)
+    total = int(round(steps_per_epoch * args.epochs))
+    warm = int(total * args.warmup)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: (s + 1) / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+    eval_every = args.eval_every or max(1, steps_per_epoch // 2)
+
+    state = dict(step=0, best=-1.0, best_step=-1, history=[])
+    last = os.path.join(args.ckpt_dir, "last.pt")
+    if os.path.exists(last) and not args.bench:
+        ck = torch.load(last, map_location="cpu", weights_only=False)
+        if ck.get("args_sig") != [args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick]:
+            sys.exit(f"{last} was written with different settings; remove {args.ckpt_dir} to start over")
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        sched.load_state_dict(ck["sched"])
+        state = ck["state"]
+        torch.set_rng_state(ck["torch_rng"])
+        print(f"resumed from {last} at step {state['step']}/{total}", flush=True)
+
+    def save(path, full=True):
+        tmp = path + ".tmp"
+        d = {"model": model.state_dict(), "state": state}
+        if full:
+            d.update(opt=opt.state_dict(), sched=sched.state_dict(), torch_rng=torch.get_rng_state(),
+                     args_sig=[args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick])
+        torch.save(d, tmp)
+        os.replace(tmp, path)
+
+    def evaluate():
+        t = time.time()
+        m = dev_metrics(dev, predict(model, dev))
+        score = (m["acc"] + m["ent_f1"]) / 2
+        m.update(step=state["step"], score=score)
+        state["history"].append(m)
+        if score > state["best"]:
+            state["best"], state["best_step"] = score, state["step"]
+            save(os.path.join(args.ckpt_dir, "best.pt"), full=False)
+        print(f"[dev] step {state['step']} acc {m['acc']:.4f} entF1 {m['ent_f1']:.4f} triple {m['triple']:.4f} "
+              f"score {score:.4f} (best {state['best']:.4f} @ {state['best_step']}) [{time.time() - t:.0f}s]", flush=True)
+
+    t0 = time.time()
+    done0 = state["step"]
+    seen, loss_acc, loss_n = 0, 0.0, 0
+    while state["step"] < total:
+        ep = state["step"] // steps_per_epoch
+        batches = make_batches(train, args.bs, args.seed * 1000 + ep)
+        for bi in range(state["step"] - ep * steps_per_epoch, len(batches)):
+            if state["step"] >= total:
+                break
+            ids, am, tt, labels, binary, weight = collate([train[i] for i in batches[bi]])
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
+                logits = model(ids, am, tt)
+            loss = nli_loss(logits.float(), labels, binary, weight)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            state["step"] += 1
+            seen += len(batches[bi])
+            loss_acc += loss.item()
+            loss_n += 1
+            if state["step"] % args.log_every == 0 or args.bench:
+                el = time.time() - t0
+                sps = (state["step"] - done0) / el
+                eta = (total - state["step"]) / max(sps, 1e-9)
+                print(f"step {state['step']}/{total} ep {ep} loss {loss_acc / loss_n:.4f} lr {sched.get_last_lr()[0]:.2e} "
+                      f"{seen / el:.1f} ex/s elapsed {el / 60:.1f}m ETA {eta / 60:.1f}m", flush=True)
+                loss_acc, loss_n = 0.0, 0
+            if args.bench and state["step"] >= args.bench:
+                print(f"bench: {seen / (time.time() - t0):.2f} ex/s, steps/epoch {steps_per_epoch}", flush=True)
+                return
+            if state["step"] % args.save_every == 0:
+                save(last)
+            if state["step"] % eval_every == 0 or state["step"] == total:
+                evaluate()
+                save(last)
+    if not state["history"] or state["history"][-1]["step"] != state["step"]:
+        evaluate()
+    save(last)
+    print(f"done: {state['step']} steps, best score {state['best']:.4f} at step {state['best_step']}, "
+          f"wall {(time.time() - t0) / 60:.1f} min this run", flush=True)
+
+
+if __name__ == "__main__":
+    main()
