@@ -1,1 +1,22 @@
-fn main() {}
+//! `semtrace`: the venue-side command line over `semtrace-core`.
+
+mod cli;
+mod commands;
+mod embedded;
+mod exit;
+mod model_store;
+mod progress;
+
+use clap::Parser;
+
+fn main() {
+    let cli = cli::Cli::parse();
+    let code = match commands::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::code_for(&e)
+        }
+    };
+    std::process::exit(code);
+}

@@ -123,7 +123,9 @@ impl Bundle {
         if format != Some(BUNDLE_FORMAT) {
             return Err(Error::bundle(format!(
                 "field \"format\" must be \"{BUNDLE_FORMAT}\" (found {})",
-                format.map(|f| format!("\"{f}\"")).unwrap_or_else(|| "nothing".into())
+                format
+                    .map(|f| format!("\"{f}\""))
+                    .unwrap_or_else(|| "nothing".into())
             )));
         }
         let version = value
@@ -183,21 +185,35 @@ impl Bundle {
             }
             for (b, f) in p.facts.iter().enumerate() {
                 if f.text.trim().is_empty() {
-                    return Err(Error::bundle(format!("position {j} fact {b} has empty text")));
+                    return Err(Error::bundle(format!(
+                        "position {j} fact {b} has empty text"
+                    )));
                 }
             }
         }
         let d = &self.decoding;
-        for (name, v) in [("tau_min", d.tau_min), ("margin", d.margin), ("tau_both", d.tau_both)] {
+        for (name, v) in [
+            ("tau_min", d.tau_min),
+            ("margin", d.margin),
+            ("tau_both", d.tau_both),
+        ] {
             if !(0.0..=1.0).contains(&v) {
-                return Err(Error::bundle(format!("decoding.{name} = {v} is outside [0, 1]")));
+                return Err(Error::bundle(format!(
+                    "decoding.{name} = {v} is outside [0, 1]"
+                )));
             }
         }
         if !(d.alpha > 0.0 && d.alpha <= 1.0) {
-            return Err(Error::bundle(format!("decoding.alpha = {} is outside (0, 1]", d.alpha)));
+            return Err(Error::bundle(format!(
+                "decoding.alpha = {} is outside (0, 1]",
+                d.alpha
+            )));
         }
         if d.o_min > k {
-            return Err(Error::bundle(format!("decoding.o_min = {} exceeds k = {k}", d.o_min)));
+            return Err(Error::bundle(format!(
+                "decoding.o_min = {} exceeds k = {k}",
+                d.o_min
+            )));
         }
         if d.ineligible_score >= -(k as i64) {
             return Err(Error::bundle(format!(
@@ -206,7 +222,9 @@ impl Bundle {
             )));
         }
         if d.window_sentences == 0 || d.max_windows == 0 {
-            return Err(Error::bundle("decoding.window_sentences and max_windows must be ≥ 1"));
+            return Err(Error::bundle(
+                "decoding.window_sentences and max_windows must be ≥ 1",
+            ));
         }
         let m = &self.model;
         if m.sha256.len() != 64 || !m.sha256.bytes().all(|c| c.is_ascii_hexdigit()) {
@@ -242,7 +260,11 @@ mod tests {
         Bundle {
             format: BUNDLE_FORMAT.into(),
             format_version: BUNDLE_VERSION.into(),
-            document: Document { title: "T".into(), sha256: "0".repeat(64), pages: 1 },
+            document: Document {
+                title: "T".into(),
+                sha256: "0".repeat(64),
+                pages: 1,
+            },
             k: 2,
             positions: (0..2)
                 .map(|j| Position {
@@ -252,7 +274,11 @@ mod tests {
                 })
                 .collect(),
             codeword: vec![0, 1],
-            decoding: DecodingParams { o_min: 1, ineligible_score: -3, ..DecodingParams::exact12() },
+            decoding: DecodingParams {
+                o_min: 1,
+                ineligible_score: -3,
+                ..DecodingParams::exact12()
+            },
             model: ModelIdentity {
                 name: "m".into(),
                 sha256: "a".repeat(64),
@@ -298,14 +324,26 @@ mod tests {
     fn structural_errors_are_reported() {
         let mut b = tiny_bundle();
         b.codeword = vec![0, 1, 0];
-        assert!(Bundle::from_json(&b.to_json_pretty()).unwrap_err().message.contains("codeword has 3"));
+        assert!(Bundle::from_json(&b.to_json_pretty())
+            .unwrap_err()
+            .message
+            .contains("codeword has 3"));
         let mut b = tiny_bundle();
         b.decoding.ineligible_score = -2;
-        assert!(Bundle::from_json(&b.to_json_pretty()).unwrap_err().message.contains("ineligible"));
+        assert!(Bundle::from_json(&b.to_json_pretty())
+            .unwrap_err()
+            .message
+            .contains("ineligible"));
         let mut b = tiny_bundle();
         b.codeword = vec![0, 2];
         assert!(Bundle::from_json(&b.to_json_pretty()).is_err());
-        assert!(Bundle::from_json("{").unwrap_err().message.contains("not valid JSON"));
-        assert!(Bundle::from_json("{\"format\":\"x\"}").unwrap_err().message.contains("format"));
+        assert!(Bundle::from_json("{")
+            .unwrap_err()
+            .message
+            .contains("not valid JSON"));
+        assert!(Bundle::from_json("{\"format\":\"x\"}")
+            .unwrap_err()
+            .message
+            .contains("format"));
     }
 }

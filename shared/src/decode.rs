@@ -81,7 +81,11 @@ pub fn score(decisions: &[Decision], codeword: &[u8], p: &DecodingParams) -> Sco
         }
     }
     let eligible = observed >= p.o_min;
-    let score = if eligible { 2 * matched as i64 - observed as i64 } else { p.ineligible_score };
+    let score = if eligible {
+        2 * matched as i64 - observed as i64
+    } else {
+        p.ineligible_score
+    };
     Score {
         observed,
         matched,
@@ -116,7 +120,9 @@ pub fn binomial_upper_tail(n: usize, m: usize) -> f64 {
 
 fn ln_choose(n: usize, k: usize) -> f64 {
     let k = k.min(n - k);
-    (0..k).map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln()).sum()
+    (0..k)
+        .map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln())
+        .sum()
 }
 
 /// The verdict a person reads.
@@ -157,8 +163,14 @@ mod tests {
         assert_eq!(decide(0.90, 0.90, &p), Decision::Erased(Erasure::Both));
         assert_eq!(decide(0.95, 0.99, &p), Decision::Erased(Erasure::Both));
         // Just below τ_both on one side: not "both"; then margin decides (0.04 ≤ 0.20 → ambiguous).
-        assert_eq!(decide(0.90 - E, 0.94, &p), Decision::Erased(Erasure::Ambiguous));
-        assert_eq!(decide(0.99, 0.90 - E, &p), Decision::Erased(Erasure::Ambiguous));
+        assert_eq!(
+            decide(0.90 - E, 0.94, &p),
+            Decision::Erased(Erasure::Ambiguous)
+        );
+        assert_eq!(
+            decide(0.99, 0.90 - E, &p),
+            Decision::Erased(Erasure::Ambiguous)
+        );
     }
 
     #[test]
@@ -176,7 +188,10 @@ mod tests {
         let p = p();
         // |s1 − s0| = 0.20 exactly (representable comparison with a tiny slack) → ambiguous.
         assert_eq!(decide(0.40, 0.60, &p), Decision::Erased(Erasure::Ambiguous));
-        assert_eq!(decide(0.60 + 0.25, 0.60 + 0.05, &p), Decision::Erased(Erasure::Ambiguous));
+        assert_eq!(
+            decide(0.60 + 0.25, 0.60 + 0.05, &p),
+            Decision::Erased(Erasure::Ambiguous)
+        );
         assert_eq!(decide(0.39, 0.60, &p), Decision::Bit(1));
         assert_eq!(decide(0.80, 0.59, &p), Decision::Bit(0));
         assert_eq!(decide(0.60, 0.40 - 1e-6, &p), Decision::Bit(0));
@@ -184,7 +199,10 @@ mod tests {
 
     #[test]
     fn rule_order_both_before_absent_before_margin() {
-        let p = DecodingParams { tau_both: 0.3, ..p() };
+        let p = DecodingParams {
+            tau_both: 0.3,
+            ..p()
+        };
         // Both ≥ 0.3 and max < τ_min: "both" wins because it is checked first.
         assert_eq!(decide(0.4, 0.45, &p), Decision::Erased(Erasure::Both));
     }
@@ -208,7 +226,10 @@ mod tests {
         }
         ds[0] = Decision::Bit(1);
         let s = score(&ds, &cw, &p);
-        assert_eq!((s.observed, s.matched, s.mismatched, s.eligible, s.score), (8, 7, 1, true, 6));
+        assert_eq!(
+            (s.observed, s.matched, s.mismatched, s.eligible, s.score),
+            (8, 7, 1, true, 6)
+        );
         assert!((s.p_value - 9.0 / 256.0).abs() < 1e-12);
         // 7 observed → ineligible, score −13, whatever matches.
         ds[7] = Decision::Erased(Erasure::Ambiguous);

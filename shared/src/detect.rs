@@ -21,15 +21,25 @@ pub fn review_text(bytes: &[u8]) -> Result<&str> {
         )));
     }
     if bytes.contains(&0) {
-        return Err(Error::review("it contains NUL bytes: a binary file, not review text"));
+        return Err(Error::review(
+            "it contains NUL bytes: a binary file, not review text",
+        ));
     }
     std::str::from_utf8(bytes).map_err(|e| {
-        Error::review(format!("not UTF-8 text (invalid byte at offset {})", e.valid_up_to()))
+        Error::review(format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.valid_up_to()
+        ))
     })
 }
 
 /// Compare the engine's model with the bundle's. A mismatch is an error unless `allow_mismatch`.
-pub fn check_model(bundle: &Bundle, name: &str, sha256: &str, allow_mismatch: bool) -> Result<ModelCheck> {
+pub fn check_model(
+    bundle: &Bundle,
+    name: &str,
+    sha256: &str,
+    allow_mismatch: bool,
+) -> Result<ModelCheck> {
     let hash_matches = bundle.model.sha256.eq_ignore_ascii_case(sha256);
     if !hash_matches && !allow_mismatch {
         return Err(Error::model(format!(
@@ -69,7 +79,12 @@ pub fn detect(
         .collect();
     let pairs: Vec<NliPair<'_>> = facts
         .iter()
-        .flat_map(|&h| wins.iter().map(move |w| NliPair { premise: w.text.as_str(), hypothesis: h }))
+        .flat_map(|&h| {
+            wins.iter().map(move |w| NliPair {
+                premise: w.text.as_str(),
+                hypothesis: h,
+            })
+        })
         .collect();
     let total = pairs.len();
     let mut probs = Vec::with_capacity(total);
@@ -77,7 +92,11 @@ pub fn detect(
     for chunk in pairs.chunks(scorer.preferred_batch().max(1)) {
         let p = scorer.entailment(chunk)?;
         if p.len() != chunk.len() {
-            return Err(Error::model(format!("scorer returned {} scores for {} pairs", p.len(), chunk.len())));
+            return Err(Error::model(format!(
+                "scorer returned {} scores for {} pairs",
+                p.len(),
+                chunk.len()
+            )));
         }
         probs.extend(p);
         progress(probs.len(), total);
@@ -89,7 +108,13 @@ pub fn detect(
         let row = &probs[f * nw..(f + 1) * nw];
         row.iter()
             .enumerate()
-            .fold((0.0f64, None), |(bv, bi), (i, &v)| if bi.is_none() || f64::from(v) > bv { (f64::from(v), Some(i)) } else { (bv, bi) })
+            .fold((0.0f64, None), |(bv, bi), (i, &v)| {
+                if bi.is_none() || f64::from(v) > bv {
+                    (f64::from(v), Some(i))
+                } else {
+                    (bv, bi)
+                }
+            })
     };
     let mut decisions = Vec::with_capacity(bundle.k);
     let mut positions = Vec::with_capacity(bundle.k);
@@ -138,7 +163,10 @@ pub fn detect(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::{Bundle, DecodingParams, Document, Fact, ModelIdentity, Position, BUNDLE_FORMAT, BUNDLE_VERSION};
+    use crate::bundle::{
+        Bundle, DecodingParams, Document, Fact, ModelIdentity, Position, BUNDLE_FORMAT,
+        BUNDLE_VERSION,
+    };
     use crate::decode::{Erasure, Verdict};
     use crate::nli::LexicalStandIn;
 
@@ -146,18 +174,40 @@ mod tests {
     /// 1.0 to a side whose sentence is in the review and ~0 otherwise.
     fn bundle() -> Bundle {
         let fact = |j: usize, b: usize| {
-            let text = format!("Topic{j}side{b} alpha{j}x{b} bravo{j}x{b} charlie{j}x{b} delta{j}x{b}.");
-            Fact { id: format!("f{j}{b}"), text: text.clone(), quote: text, page: Some(1), unit: "u1".into() }
+            let text =
+                format!("Topic{j}side{b} alpha{j}x{b} bravo{j}x{b} charlie{j}x{b} delta{j}x{b}.");
+            Fact {
+                id: format!("f{j}{b}"),
+                text: text.clone(),
+                quote: text,
+                page: Some(1),
+                unit: "u1".into(),
+            }
         };
         Bundle {
             format: BUNDLE_FORMAT.into(),
             format_version: BUNDLE_VERSION.into(),
-            document: Document { title: "t".into(), sha256: "0".repeat(64), pages: 1 },
+            document: Document {
+                title: "t".into(),
+                sha256: "0".repeat(64),
+                pages: 1,
+            },
             k: 12,
-            positions: (0..12).map(|j| Position { index: j, slot: format!("s{j}"), facts: [fact(j, 0), fact(j, 1)] }).collect(),
+            positions: (0..12)
+                .map(|j| Position {
+                    index: j,
+                    slot: format!("s{j}"),
+                    facts: [fact(j, 0), fact(j, 1)],
+                })
+                .collect(),
             codeword: vec![0, 1, 1, 0, 1, 0, 0, 1, 0, 1, 1, 0],
             decoding: DecodingParams::exact12(),
-            model: ModelIdentity { name: "stand-in".into(), sha256: "a".repeat(64), entailment_index: 0, max_length: 64 },
+            model: ModelIdentity {
+                name: "stand-in".into(),
+                sha256: "a".repeat(64),
+                entailment_index: 0,
+                max_length: 64,
+            },
             provenance: None,
         }
     }
@@ -165,8 +215,15 @@ mod tests {
     fn run(review: &str, b: &Bundle) -> Report {
         let check = check_model(b, "stand-in", &"a".repeat(64), false).unwrap();
         let mut calls = Vec::new();
-        let r = detect(review, b, &LexicalStandIn, check, &mut |d, t| calls.push((d, t))).unwrap();
-        assert_eq!(calls.last().map(|c| c.0), calls.last().map(|c| c.1), "progress ends at the total");
+        let r = detect(review, b, &LexicalStandIn, check, &mut |d, t| {
+            calls.push((d, t))
+        })
+        .unwrap();
+        assert_eq!(
+            calls.last().map(|c| c.0),
+            calls.last().map(|c| c.1),
+            "progress ends at the total"
+        );
         r
     }
 
@@ -177,21 +234,30 @@ mod tests {
     #[test]
     fn review_expressing_the_codeword_is_exposed() {
         let b = bundle();
-        let review: Vec<String> = (0..12).map(|j| sentence(&b, j, b.codeword[j] as usize)).collect();
+        let review: Vec<String> = (0..12)
+            .map(|j| sentence(&b, j, b.codeword[j] as usize))
+            .collect();
         let r = run(&review.join(" "), &b);
-        assert_eq!((r.observed, r.matched, r.score, r.eligible), (12, 12, 12, true));
+        assert_eq!(
+            (r.observed, r.matched, r.score, r.eligible),
+            (12, 12, 12, true)
+        );
         assert_eq!(r.verdict, Verdict::Exposed);
         // Evidence points at a window that contains the decided fact.
         for p in &r.positions {
             let w = &r.windows[p.evidence_window.unwrap()];
-            assert!(w.text.contains(&format!("Topic{}side{}", p.index, p.assigned)));
+            assert!(w
+                .text
+                .contains(&format!("Topic{}side{}", p.index, p.assigned)));
         }
     }
 
     #[test]
     fn review_expressing_the_complement_scores_minus_k() {
         let b = bundle();
-        let review: Vec<String> = (0..12).map(|j| sentence(&b, j, 1 - b.codeword[j] as usize)).collect();
+        let review: Vec<String> = (0..12)
+            .map(|j| sentence(&b, j, 1 - b.codeword[j] as usize))
+            .collect();
         let r = run(&review.join(" "), &b);
         assert_eq!((r.observed, r.matched, r.score), (12, 0, -12));
         assert_eq!(r.verdict, Verdict::NotExposed);
@@ -201,7 +267,9 @@ mod tests {
     fn erasures_both_and_absent_and_ineligibility() {
         let b = bundle();
         // Positions 0..7 clean; position 7 both sides; 8..11 absent → O = 7 < 8: ineligible.
-        let mut review: Vec<String> = (0..7).map(|j| sentence(&b, j, b.codeword[j] as usize)).collect();
+        let mut review: Vec<String> = (0..7)
+            .map(|j| sentence(&b, j, b.codeword[j] as usize))
+            .collect();
         review.push(sentence(&b, 7, 0));
         review.push(sentence(&b, 7, 1));
         let r = run(&review.join(" "), &b);
@@ -216,8 +284,14 @@ mod tests {
     fn empty_review_is_a_defined_ineligible_result() {
         let b = bundle();
         let r = run("", &b);
-        assert_eq!((r.observed, r.score, r.windows.len(), r.pairs_scored), (0, -13, 0, 0));
-        assert!(r.positions.iter().all(|p| p.erasure == Some(Erasure::Absent)));
+        assert_eq!(
+            (r.observed, r.score, r.windows.len(), r.pairs_scored),
+            (0, -13, 0, 0)
+        );
+        assert!(r
+            .positions
+            .iter()
+            .all(|p| p.erasure == Some(Erasure::Absent)));
         assert_eq!(r.p_value, 1.0);
     }
 
@@ -227,7 +301,10 @@ mod tests {
         b.decoding.max_windows = 3;
         let review = "One a. Two b. Three c. Four d. Five e. Six f.";
         let r = run(review, &b);
-        assert_eq!((r.windows.len(), r.windows_total, r.pairs_scored), (3, 5, 3 * 24));
+        assert_eq!(
+            (r.windows.len(), r.windows_total, r.pairs_scored),
+            (3, 5, 3 * 24)
+        );
     }
 
     #[test]
@@ -245,7 +322,10 @@ mod tests {
     fn review_bytes_are_checked() {
         assert_eq!(review_text(b"fine").unwrap(), "fine");
         assert!(review_text(b"a\0b").unwrap_err().message.contains("binary"));
-        assert!(review_text(&[0x66, 0xff, 0x66]).unwrap_err().message.contains("offset 1"));
+        assert!(review_text(&[0x66, 0xff, 0x66])
+            .unwrap_err()
+            .message
+            .contains("offset 1"));
         let big = vec![b'a'; MAX_REVIEW_BYTES + 1];
         assert!(review_text(&big).unwrap_err().message.contains("limit"));
     }

@@ -23,13 +23,22 @@ pub struct Error {
 
 impl Error {
     pub fn bundle(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Bundle, message: message.into() }
+        Error {
+            kind: ErrorKind::Bundle,
+            message: message.into(),
+        }
     }
     pub fn review(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Review, message: message.into() }
+        Error {
+            kind: ErrorKind::Review,
+            message: message.into(),
+        }
     }
     pub fn model(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Model, message: message.into() }
+        Error {
+            kind: ErrorKind::Model,
+            message: message.into(),
+        }
     }
 }
 

@@ -63,12 +63,20 @@ pub fn windows(sentences: &[Sentence], size: usize, max_windows: usize) -> (Vec<
     if sentences.is_empty() {
         return (Vec::new(), 0);
     }
-    let total = if sentences.len() <= size { 1 } else { sentences.len() - size + 1 };
+    let total = if sentences.len() <= size {
+        1
+    } else {
+        sentences.len() - size + 1
+    };
     let kept = total.min(max_windows);
     let ws = (0..kept)
         .map(|i| {
             let run = &sentences[i..(i + size).min(sentences.len())];
-            let text = run.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
+            let text = run
+                .iter()
+                .map(|s| s.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
             Window {
                 index: i,
                 text,
@@ -108,7 +116,9 @@ fn blocks(text: &str) -> Vec<Block> {
             }
             continue;
         }
-        let next_blank = raw_lines.get(idx + 1).is_none_or(|(_, l)| l.trim().is_empty());
+        let next_blank = raw_lines
+            .get(idx + 1)
+            .is_none_or(|(_, l)| l.trim().is_empty());
         let (marker_len, is_item) = list_marker(trimmed);
         if !is_item && is_heading(trimmed, next_blank) {
             if let Some(b) = current.take() {
@@ -150,13 +160,20 @@ fn list_marker(line: &str) -> (usize, bool) {
         i = 1;
     }
     let digits_start = i;
-    while i < bytes.len() && (bytes[i].is_ascii_digit() || (i - digits_start < 1 && bytes[i].is_ascii_lowercase() && paren)) {
+    while i < bytes.len()
+        && (bytes[i].is_ascii_digit()
+            || (i - digits_start < 1 && bytes[i].is_ascii_lowercase() && paren))
+    {
         i += 1;
         if i - digits_start > 3 {
             return (0, false);
         }
     }
-    if i > digits_start && i + 1 < bytes.len() && matches!(bytes[i], b'.' | b')') && bytes[i + 1] == b' ' {
+    if i > digits_start
+        && i + 1 < bytes.len()
+        && matches!(bytes[i], b'.' | b')')
+        && bytes[i + 1] == b' '
+    {
         let rest = &line[i + 2..];
         return (line.len() - rest.trim_start().len(), true);
     }
@@ -177,7 +194,10 @@ fn is_heading(line: &str, next_blank: bool) -> bool {
     }
     let last = stripped.chars().last().unwrap_or(' ');
     // "Strengths:" / "**Weaknesses**" / "Summary" on a line of its own.
-    words <= 5 && (last == ':' || (!matches!(last, '.' | '!' | '?' | ')' | '"') && (next_blank || line.starts_with("**") || words <= 3)))
+    words <= 5
+        && (last == ':'
+            || (!matches!(last, '.' | '!' | '?' | ')' | '"')
+                && (next_blank || line.starts_with("**") || words <= 3)))
 }
 
 fn split_block(text: &str, block: &Block, out: &mut Vec<Sentence>) {
@@ -198,7 +218,12 @@ fn split_block(text: &str, block: &Block, out: &mut Vec<Sentence>) {
         if matches!(c, '.' | '!' | '?') {
             // Extend over repeated terminators and closing quotes/brackets.
             let mut j = i + 1;
-            while j < chars.len() && matches!(chars[j].1, '.' | '!' | '?' | '"' | '\'' | ')' | ']' | '”' | '’' | '*' | '_') {
+            while j < chars.len()
+                && matches!(
+                    chars[j].1,
+                    '.' | '!' | '?' | '"' | '\'' | ')' | ']' | '”' | '’' | '*' | '_'
+                )
+            {
                 j += 1;
             }
             if j >= chars.len() {
@@ -211,7 +236,9 @@ fn split_block(text: &str, block: &Block, out: &mut Vec<Sentence>) {
                 }
                 let next = chars.get(k).map(|&(_, c)| c);
                 let starts_sentence = next.is_some_and(|n| {
-                    n.is_uppercase() || n.is_ascii_digit() || matches!(n, '"' | '(' | '[' | '“' | '*' | '`' | '$')
+                    n.is_uppercase()
+                        || n.is_ascii_digit()
+                        || matches!(n, '"' | '(' | '[' | '“' | '*' | '`' | '$')
                 });
                 if starts_sentence && !(c == '.' && is_abbreviation(&chars[sent_start..i])) {
                     push_sentence(text, &chars[sent_start..j], out);
@@ -241,7 +268,9 @@ fn is_abbreviation(before: &[(usize, char)]) -> bool {
         .into_iter()
         .rev()
         .collect();
-    let token = token.trim_start_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let token = token
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
     if token.is_empty() {
         return false;
     }
@@ -260,7 +289,11 @@ fn push_sentence(_text: &str, span: &[(usize, char)], out: &mut Vec<Sentence>) {
     let first = span.iter().find(|(_, c)| !c.is_whitespace());
     let last = span.iter().rev().find(|(_, c)| !c.is_whitespace());
     if let (Some(&(s, _)), Some(&(e, c))) = (first, last) {
-        out.push(Sentence { text: cleaned, start: s, end: e + c.len_utf8() });
+        out.push(Sentence {
+            text: cleaned,
+            start: s,
+            end: e + c.len_utf8(),
+        });
     }
 }
 
@@ -313,10 +346,19 @@ mod tests {
         let t = "The encoder has six\nlayers with residual connections. Training took\n3.5 days on eight GPUs.";
         let s = sentences(t);
         assert_eq!(s.len(), 2);
-        assert_eq!(s[0].text, "The encoder has six layers with residual connections.");
-        assert_eq!(&t[s[0].start..s[0].end], "The encoder has six\nlayers with residual connections.");
+        assert_eq!(
+            s[0].text,
+            "The encoder has six layers with residual connections."
+        );
+        assert_eq!(
+            &t[s[0].start..s[0].end],
+            "The encoder has six\nlayers with residual connections."
+        );
         assert_eq!(s[1].text, "Training took 3.5 days on eight GPUs.");
-        assert_eq!(&t[s[1].start..s[1].end], "Training took\n3.5 days on eight GPUs.");
+        assert_eq!(
+            &t[s[1].start..s[1].end],
+            "Training took\n3.5 days on eight GPUs."
+        );
     }
 
     #[test]
@@ -324,14 +366,26 @@ mod tests {
         let t = "Why does it work? The authors say \"it is simple.\" I agree! (See the appendix.) Fine.";
         assert_eq!(
             texts(t),
-            vec!["Why does it work?", "The authors say \"it is simple.\"", "I agree!", "(See the appendix.)", "Fine."]
+            vec![
+                "Why does it work?",
+                "The authors say \"it is simple.\"",
+                "I agree!",
+                "(See the appendix.)",
+                "Fine."
+            ]
         );
     }
 
     #[test]
     fn lowercase_continuation_does_not_split() {
-        assert_eq!(texts("We use approx. ten runs, i.e. many. Then stop."), vec!["We use approx. ten runs, i.e. many.", "Then stop."]);
-        assert_eq!(texts("Accuracy is 0.9 vs. 0.8 for the baseline."), vec!["Accuracy is 0.9 vs. 0.8 for the baseline."]);
+        assert_eq!(
+            texts("We use approx. ten runs, i.e. many. Then stop."),
+            vec!["We use approx. ten runs, i.e. many.", "Then stop."]
+        );
+        assert_eq!(
+            texts("Accuracy is 0.9 vs. 0.8 for the baseline."),
+            vec!["Accuracy is 0.9 vs. 0.8 for the baseline."]
+        );
     }
 
     #[test]
@@ -339,7 +393,10 @@ mod tests {
         let s = sentences("A one. B two. C three. D four.");
         let (w, total) = windows(&s, 2, 128);
         assert_eq!(total, 3);
-        assert_eq!(w.iter().map(|w| w.text.as_str()).collect::<Vec<_>>(), vec!["A one. B two.", "B two. C three.", "C three. D four."]);
+        assert_eq!(
+            w.iter().map(|w| w.text.as_str()).collect::<Vec<_>>(),
+            vec!["A one. B two.", "B two. C three.", "C three. D four."]
+        );
         let (w, total) = windows(&s, 2, 2);
         assert_eq!((w.len(), total), (2, 3));
         let (w, _) = windows(&s[..1], 2, 128);
@@ -359,6 +416,8 @@ mod tests {
         let t = "Le modèle est rapide.\r\nIl utilise 8 GPU — très bien. 日本語の文です。";
         let s = sentences(t);
         assert_eq!(s[0].text, "Le modèle est rapide.");
-        assert!(s.iter().all(|x| t.is_char_boundary(x.start) && t.is_char_boundary(x.end)));
+        assert!(s
+            .iter()
+            .all(|x| t.is_char_boundary(x.start) && t.is_char_boundary(x.end)));
     }
 }

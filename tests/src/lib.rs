@@ -1,1 +1,140 @@
-//! Shared helpers for the end-to-end tests.
+//! Shared helpers for the end-to-end tests: where things are, how to run the CLI, real inputs.
+//!
+//! Tests read real material from `../shared` (never copied into the repository) and the test
+//! environment made by `scripts/setup-test-env.sh` (Python references and the stand-in graph).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// `../shared` beside the checkout.
+pub fn shared() -> PathBuf {
+    let p = root().parent().unwrap().join("shared");
+    assert!(
+        p.is_dir(),
+        "the shared material is expected at {}",
+        p.display()
+    );
+    p
+}
+
+pub fn test_env() -> PathBuf {
+    let p = root().join("target/test-env");
+    assert!(
+        p.join("venv/bin/python").is_file(),
+        "test environment missing: run scripts/setup-test-env.sh (scripts/test.sh does it)"
+    );
+    p
+}
+
+pub fn python() -> PathBuf {
+    test_env().join("venv/bin/python")
+}
+
+/// The DeBERTa-v3-xsmall int8 structural stand-in (NOT an NLI model: plumbing only).
+pub fn standin_model() -> PathBuf {
+    test_env().join("models/deberta-xsmall-standin")
+}
+
+/// The project's own default model, committed in the repository.
+pub fn default_model() -> PathBuf {
+    root().join("models/semtrace-nli-minilm")
+}
+
+/// The `semtrace` binary built by `cargo build` (scripts/test.sh builds it first).
+pub fn bin() -> PathBuf {
+    if let Some(p) = std::env::var_os("SEMTRACE_BIN") {
+        return PathBuf::from(p);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"));
+    for profile in ["debug", "release"] {
+        let p = target.join(profile).join("semtrace");
+        if p.is_file() {
+            return p;
+        }
+    }
+    panic!(
+        "semtrace binary not found under {}: run `cargo build -p semtrace` first",
+        target.display()
+    );
+}
+
+/// Run the CLI with an isolated model home; stdin from `input` if given.
+pub fn semtrace(args: &[&str], home: &Path, input: Option<&[u8]>) -> Output {
+    use std::io::Write;
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .env("SEMTRACE_HOME", home)
+        .env_remove("SEMTRACE_MODEL")
+        .current_dir(root())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn semtrace");
+    if let Some(bytes) = input {
+        // Ignore a broken pipe: the CLI may refuse input before reading all of it.
+        let _ = child.stdin.take().unwrap().write_all(bytes);
+    }
+    child.wait_with_output().expect("wait for semtrace")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A fresh temporary directory under target/ (kept out of /tmp so CI's disk layout doesn't matter).
+pub fn temp_dir(name: &str) -> PathBuf {
+    let p = root()
+        .join("target/e2e-tmp")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
+/// Real corpus papers with their real reviews (neurips2025-dev.jsonl).
+pub struct CorpusPaper {
+    pub id: String,
+    pub title: String,
+    pub paper_text: String,
+    pub reviews: Vec<String>,
+}
+
+pub fn corpus_papers(limit: usize) -> Vec<CorpusPaper> {
+    let text =
+        std::fs::read_to_string(shared().join("corpus/reviews/neurips2025-dev.jsonl")).unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(limit)
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            CorpusPaper {
+                id: v["id"].as_str().unwrap_or_default().to_string(),
+                title: v["title"].as_str().unwrap_or_default().to_string(),
+                paper_text: v["paper_text"].as_str().unwrap_or_default().to_string(),
+                reviews: v["reviews"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r["review_text"].as_str().map(str::to_string))
+                    .collect(),
+            }
+        })
+        .collect()
+}

@@ -46,7 +46,12 @@ impl ModelSpec {
             .and_then(|x| x.as_u64())
             .map(|x| x as usize)
             .unwrap_or(512);
-        Ok(ModelSpec { name: name.to_string(), labels, entailment_index, max_length })
+        Ok(ModelSpec {
+            name: name.to_string(),
+            labels,
+            entailment_index,
+            max_length,
+        })
     }
 }
 

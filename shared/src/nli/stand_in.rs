@@ -9,7 +9,9 @@ use crate::error::Result;
 pub struct LexicalStandIn;
 
 fn words(s: &str) -> impl Iterator<Item = String> + '_ {
-    s.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().count() > 3).map(str::to_lowercase)
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() > 3)
+        .map(str::to_lowercase)
 }
 
 impl NliScorer for LexicalStandIn {

@@ -9,9 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tokenizers::{
-    Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy,
-};
+use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 use tract_onnx::prelude::*;
 
 use super::{softmax, ModelSpec, NliPair, NliScorer};
@@ -75,7 +73,12 @@ impl TractNli {
         let mut batch_sym = None;
         let mut seq_sym = None;
         let mut fixed_len = None;
-        for (ix, outlet) in model.input_outlets().map_err(tract_err("inputs"))?.iter().enumerate() {
+        for (ix, outlet) in model
+            .input_outlets()
+            .map_err(tract_err("inputs"))?
+            .iter()
+            .enumerate()
+        {
             let name = model.node(outlet.node).name.to_ascii_lowercase();
             let role = if name.contains("input_ids") {
                 Role::Ids
@@ -92,7 +95,10 @@ impl TractNli {
             let fact = model.input_fact(ix).map_err(tract_err("input fact"))?;
             let dims = fact.shape.dims();
             if dims.len() != 2 {
-                return Err(Error::model(format!("graph input {name:?} has rank {}, expected 2", dims.len())));
+                return Err(Error::model(format!(
+                    "graph input {name:?} has rank {}, expected 2",
+                    dims.len()
+                )));
             }
             match &dims[0] {
                 TDim::Sym(s) => batch_sym = Some(s.clone()),
@@ -102,11 +108,17 @@ impl TractNli {
             match &dims[1] {
                 TDim::Sym(s) => seq_sym = Some(s.clone()),
                 TDim::Val(v) => fixed_len = Some(*v as usize),
-                other => return Err(Error::model(format!("unsupported sequence dimension {other}"))),
+                other => {
+                    return Err(Error::model(format!(
+                        "unsupported sequence dimension {other}"
+                    )))
+                }
             }
         }
         if !roles.contains(&Role::Ids) || !roles.contains(&Role::Mask) {
-            return Err(Error::model("the graph lacks input_ids or attention_mask inputs"));
+            return Err(Error::model(
+                "the graph lacks input_ids or attention_mask inputs",
+            ));
         }
         let outputs = model.output_outlets().map_err(tract_err("outputs"))?;
         if outputs.is_empty() {
@@ -189,8 +201,13 @@ impl TractNli {
         for (r, e) in encs.iter().enumerate() {
             let row = r * seq;
             b.input_ids[row..row + seq].fill(pad_id);
-            for (c, ((&id, &m), &t)) in
-                e.get_ids().iter().zip(e.get_attention_mask()).zip(e.get_type_ids()).enumerate().take(seq)
+            for (c, ((&id, &m), &t)) in e
+                .get_ids()
+                .iter()
+                .zip(e.get_attention_mask())
+                .zip(e.get_type_ids())
+                .enumerate()
+                .take(seq)
             {
                 b.input_ids[row + c] = id as i64;
                 b.attention_mask[row + c] = m as i64;
@@ -245,10 +262,15 @@ impl TractNli {
             inputs.push(arr.into_tensor().into());
         }
         let out = plan.run(inputs).map_err(tract_err("running the model"))?;
-        let view = out[0].to_plain_array_view::<f32>().map_err(tract_err("reading logits"))?;
+        let view = out[0]
+            .to_plain_array_view::<f32>()
+            .map_err(tract_err("reading logits"))?;
         let dims = view.shape().to_vec();
         if dims.len() != 2 || dims[0] != batch.rows {
-            return Err(Error::model(format!("logits have shape {dims:?}, expected [{}, labels]", batch.rows)));
+            return Err(Error::model(format!(
+                "logits have shape {dims:?}, expected [{}, labels]",
+                batch.rows
+            )));
         }
         if dims[1] != self.spec.labels.len() || self.spec.entailment_index >= dims[1] {
             return Err(Error::model(format!(
@@ -258,7 +280,11 @@ impl TractNli {
                 self.spec.entailment_index
             )));
         }
-        Ok(view.rows().into_iter().map(|r| r.iter().copied().collect()).collect())
+        Ok(view
+            .rows()
+            .into_iter()
+            .map(|r| r.iter().copied().collect())
+            .collect())
     }
 }
 

@@ -1,0 +1,216 @@
+//! `semtrace detect`: reviews against a bundle, with a table or JSON Lines.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use semtrace_core::bundle::Bundle;
+use semtrace_core::decode::Verdict;
+use semtrace_core::detect::{check_model, detect, review_text, MAX_REVIEW_BYTES};
+use semtrace_core::report::Report;
+
+use crate::cli::DetectArgs;
+use crate::exit::{self, InputError};
+use crate::{model_store, progress};
+
+/// Read and validate a bundle file.
+pub fn read_bundle(path: &Path) -> Result<Bundle> {
+    let text = fs::read(path)
+        .map_err(|e| InputError(format!("cannot read bundle {}: {e}", path.display())))?;
+    let text = String::from_utf8(text).map_err(|_| {
+        semtrace_core::Error::bundle(format!("{} is not UTF-8 text", path.display()))
+    })?;
+    Bundle::from_json(&text).with_context(|| format!("bundle {}", path.display()))
+}
+
+/// Expand the review arguments: files, directories (their .txt/.md files, sorted), "-".
+fn review_sources(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for a in args {
+        if a.as_os_str() == "-" {
+            out.push(a.clone());
+        } else if a.is_dir() {
+            let mut files: Vec<PathBuf> = fs::read_dir(a)
+                .with_context(|| format!("reading directory {}", a.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.is_file()
+                        && p.extension()
+                            .is_some_and(|x| x == "txt" || x == "md" || x == "markdown")
+                })
+                .collect();
+            if files.is_empty() {
+                return Err(InputError(format!(
+                    "directory {} has no .txt or .md reviews",
+                    a.display()
+                ))
+                .into());
+            }
+            files.sort();
+            out.extend(files);
+        } else {
+            out.push(a.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn read_review(src: &Path) -> Result<String> {
+    let mut bytes = Vec::new();
+    if src.as_os_str() == "-" {
+        // Read one byte past the limit so an oversized stdin is reported rather than truncated.
+        std::io::stdin()
+            .take(MAX_REVIEW_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+            .context("reading standard input")?;
+    } else {
+        let meta = fs::metadata(src)
+            .map_err(|e| InputError(format!("cannot read {}: {e}", src.display())))?;
+        if meta.len() > MAX_REVIEW_BYTES as u64 {
+            bytes = vec![b' '; MAX_REVIEW_BYTES + 1];
+        } else {
+            bytes = fs::read(src)
+                .map_err(|e| InputError(format!("cannot read {}: {e}", src.display())))?;
+        }
+    }
+    Ok(review_text(&bytes)?.to_string())
+}
+
+pub fn run(args: DetectArgs) -> Result<i32> {
+    let mut bundle = read_bundle(&args.bundle)?;
+    if let Some(alpha) = args.alpha {
+        if !(alpha > 0.0 && alpha <= 1.0) {
+            return Err(InputError(format!("--alpha {alpha} is outside (0, 1]")).into());
+        }
+        bundle.decoding.alpha = alpha;
+    }
+    let sources = review_sources(&args.reviews)?;
+    let engine = model_store::load(&args.model.model, args.model.batch_size)?;
+    let check = check_model(
+        &bundle,
+        &engine.spec().name,
+        engine.sha256(),
+        args.allow_model_mismatch,
+    )?;
+    if check.mismatch_overridden {
+        eprintln!(
+            "warning: model {} (sha256 {}) is not the bundle's model {} (sha256 {}); results are not calibrated",
+            check.name, check.sha256, bundle.model.name, bundle.model.sha256
+        );
+    }
+
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let (mut any_exposed, mut any_error) = (false, false);
+    for src in &sources {
+        let name = src.display().to_string();
+        let result = read_review(src).and_then(|text| {
+            let pb = progress::bar(0, &name, args.quiet);
+            let mut tick = |done: usize, total: usize| {
+                pb.set_length(total as u64);
+                pb.set_position(done as u64);
+            };
+            let r = detect(&text, &bundle, &engine, check.clone(), &mut tick);
+            pb.finish_and_clear();
+            Ok(r?)
+        });
+        match result {
+            Ok(mut report) => {
+                report.review = Some(name);
+                any_exposed |= report.verdict == Verdict::Exposed;
+                if args.json {
+                    writeln!(out, "{}", serde_json::to_string(&report)?)?;
+                } else {
+                    write!(out, "{}", render(&report, &bundle))?;
+                }
+            }
+            Err(e) => {
+                any_error = true;
+                eprintln!("error: {name}: {e:#}");
+                if args.json {
+                    writeln!(
+                        out,
+                        "{}",
+                        serde_json::json!({"review": name, "error": format!("{e:#}")})
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(if any_error {
+        exit::BAD_INPUT
+    } else if any_exposed {
+        exit::EXPOSED
+    } else {
+        exit::OK
+    })
+}
+
+/// Human-readable report.
+pub fn render(r: &Report, bundle: &Bundle) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let verdict = match r.verdict {
+        Verdict::Exposed => "EXPOSED",
+        Verdict::NotExposed => "not exposed",
+        Verdict::Ineligible => "ineligible (too few observed positions)",
+    };
+    let _ = writeln!(s, "review:  {}", r.review.as_deref().unwrap_or("-"));
+    let _ = writeln!(s, "bundle:  {} (K = {})", bundle.document.title, r.k);
+    let _ = writeln!(
+        s,
+        "verdict: {verdict}\n         S = {}, O = {}/{} observed (eligible from {}), M = {} matched, p = {:.3e} (alpha {})",
+        r.score, r.observed, r.k, bundle.decoding.o_min, r.matched, r.p_value, r.alpha
+    );
+    let _ = writeln!(
+        s,
+        "windows: {} scored{}; model {}{}",
+        r.windows.len(),
+        if r.windows_total > r.windows.len() {
+            format!(" (of {}, capped)", r.windows_total)
+        } else {
+            String::new()
+        },
+        r.model.name,
+        if r.model.mismatch_overridden {
+            " [NOT the bundle's model: --allow-model-mismatch]"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        s,
+        "{:>4}  {:<14} {:>8} {:>7} {:>7}  {:<8} {:<10} {:>8}",
+        "pos", "slot", "assigned", "s0", "s1", "decision", "erasure", "evidence"
+    );
+    for p in &r.positions {
+        let mark = match p.matches {
+            Some(true) => " ✓",
+            Some(false) => " ✗",
+            None => "",
+        };
+        let erasure = p
+            .erasure
+            .map(|e| format!("{e:?}").to_lowercase())
+            .unwrap_or_default();
+        let ev = p
+            .evidence_window
+            .map(|w| format!("w{w}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "{:>4}  {:<14} {:>8} {:>7.3} {:>7.3}  {:<8} {:<10} {:>8}",
+            p.index,
+            p.slot,
+            p.assigned,
+            p.s0,
+            p.s1,
+            format!("{}{mark}", p.decision),
+            erasure,
+            ev
+        );
+    }
+    s.push('\n');
+    s
+}
