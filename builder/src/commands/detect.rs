@@ -160,8 +160,14 @@ pub fn render(r: &Report, bundle: &Bundle) -> String {
     let _ = writeln!(s, "bundle:  {} (K = {})", bundle.document.title, r.k);
     let _ = writeln!(
         s,
-        "verdict: {verdict}\n         S = {}, O = {}/{} observed (eligible from {}), M = {} matched, p = {:.3e} (alpha {})",
-        r.score, r.observed, r.k, bundle.decoding.o_min, r.matched, r.p_value, r.alpha
+        "verdict: {verdict}\n         S = {}, O = {}/{} observed (eligible from {}), M = {} matched, p = {} (alpha {})",
+        r.score,
+        r.observed,
+        r.k,
+        bundle.decoding.o_min,
+        r.matched,
+        if r.p_value >= 1e-3 { format!("{:.4}", r.p_value) } else { format!("{:.2e}", r.p_value) },
+        r.alpha
     );
     let _ = writeln!(
         s,

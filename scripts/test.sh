@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone: test environment, formatting, lints, the wasm32 build
+# of the core, then every test of the workspace (unit, schema, engine-vs-reference, CLI end to end).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+
+scripts/setup-test-env.sh
+rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+echo "== cargo clippy -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+echo "== core builds for wasm32-unknown-unknown"
+cargo check -p semtrace-core -p semtrace-detector-wasm --target wasm32-unknown-unknown
+echo "== build the CLI the end-to-end tests run"
+cargo build -p semtrace
+echo "== tests"
+cargo test --workspace --no-fail-fast

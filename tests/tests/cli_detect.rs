@@ -1,0 +1,303 @@
+//! `semtrace detect` end to end: real model, real reviews, and every kind of bad input.
+
+use std::fs;
+
+use semtrace_e2e::*;
+
+const BUNDLE: &str = "tests/fixtures/sample-bundle.json";
+
+fn human_review() -> String {
+    // A real human review of the sample bundle's paper (../shared/corpus/papers-with-reviews).
+    let v: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(shared().join("corpus/papers-with-reviews/attention.json")).unwrap(),
+    )
+    .unwrap();
+    let inner: serde_json::Value = serde_json::from_str(v["review"].as_str().unwrap()).unwrap();
+    let mut text = String::new();
+    for (k, val) in inner.as_object().unwrap() {
+        match val {
+            serde_json::Value::String(s) => text.push_str(&format!("## {k}\n\n{s}\n\n")),
+            serde_json::Value::Array(items) => {
+                text.push_str(&format!("## {k}\n\n"));
+                for i in items {
+                    text.push_str(&format!("- {}\n", i.as_str().unwrap_or_default()));
+                }
+                text.push('\n');
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
+fn json_lines(out: &str) -> Vec<serde_json::Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("each stdout line is JSON"))
+        .collect()
+}
+
+#[test]
+fn json_lines_report_for_a_real_human_review_and_the_sample_review() {
+    let dir = temp_dir("detect-json");
+    let human = dir.join("human.md");
+    fs::write(&human, human_review()).unwrap();
+    let o = semtrace(
+        &[
+            "detect",
+            "--bundle",
+            BUNDLE,
+            "--json",
+            "-q",
+            "tests/fixtures/sample-review.md",
+            human.to_str().unwrap(),
+        ],
+        &dir,
+        None,
+    );
+    let lines = json_lines(&stdout(&o));
+    assert_eq!(lines.len(), 2, "{}", stderr(&o));
+    for r in &lines {
+        for field in [
+            "verdict",
+            "score",
+            "observed",
+            "matched",
+            "p_value",
+            "eligible",
+            "positions",
+            "windows",
+            "model",
+        ] {
+            assert!(r.get(field).is_some(), "missing {field} in {r}");
+        }
+        let (o_, m) = (
+            r["observed"].as_i64().unwrap(),
+            r["matched"].as_i64().unwrap(),
+        );
+        if r["eligible"].as_bool().unwrap() {
+            assert_eq!(r["score"].as_i64().unwrap(), 2 * m - o_);
+        } else {
+            assert_eq!(r["score"].as_i64().unwrap(), -13);
+        }
+        let positions = r["positions"].as_array().unwrap();
+        assert_eq!(positions.len(), 12);
+        let nw = r["windows"].as_array().unwrap().len();
+        for p in positions {
+            for s in ["s0", "s1"] {
+                let v = p[s].as_f64().unwrap();
+                assert!((0.0..=1.0).contains(&v));
+            }
+            let d = p["decision"].as_str().unwrap();
+            assert!(["0", "1", "?"].contains(&d));
+            assert_eq!(d == "?", !p["erasure"].is_null());
+            if let Some(w) = p["evidence_window"].as_u64() {
+                assert!((w as usize) < nw);
+            }
+        }
+        assert_eq!(r["model"]["hash_matches"], true);
+    }
+    // The real human review was written without the carrier: it must not be called exposed.
+    assert_ne!(lines[1]["verdict"], "exposed", "{}", lines[1]);
+    // The sample review expresses the codeword-selected facts in their slots.
+    assert_eq!(lines[0]["verdict"], "exposed", "{}", lines[0]);
+    assert_eq!(o.status.code(), Some(1), "exit 1 when a review is exposed");
+}
+
+#[test]
+fn table_output_stdin_and_directories() {
+    let dir = temp_dir("detect-table");
+    let reviews = dir.join("reviews");
+    fs::create_dir_all(&reviews).unwrap();
+    fs::write(
+        reviews.join("a.txt"),
+        "The paper is about translation. It is well written.",
+    )
+    .unwrap();
+    fs::write(reviews.join("ignored.pdf"), "x").unwrap();
+    let o = semtrace(
+        &["detect", "-b", BUNDLE, "-q", reviews.to_str().unwrap(), "-"],
+        &dir,
+        Some(b"Short review from stdin. Nothing else."),
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.contains("a.txt") && out.contains("review:  -"), "{out}");
+    assert!(!out.contains("ignored.pdf"));
+    assert!(out.contains("ineligible"), "{out}");
+    assert!(out.contains("summary-1") && out.contains("weakness-3"));
+}
+
+#[test]
+fn empty_review_is_ineligible_not_an_error() {
+    let dir = temp_dir("detect-empty");
+    let f = dir.join("empty.md");
+    fs::write(&f, "").unwrap();
+    let o = semtrace(
+        &["detect", "-b", BUNDLE, "--json", "-q", f.to_str().unwrap()],
+        &dir,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = &json_lines(&stdout(&o))[0];
+    assert_eq!(r["verdict"], "ineligible");
+    assert_eq!(r["observed"], 0);
+    assert_eq!(r["pairs_scored"], 0);
+}
+
+#[test]
+fn bad_reviews_get_clear_errors_and_exit_3() {
+    let dir = temp_dir("detect-bad-review");
+    let bin = dir.join("binary.txt");
+    fs::write(&bin, [0x7f, b'E', b'L', b'F', 0, 0, 1]).unwrap();
+    let latin1 = dir.join("latin1.txt");
+    fs::write(&latin1, b"caf\xe9 au lait").unwrap();
+    let giant = dir.join("giant.txt");
+    fs::write(&giant, "This is a sentence. ".repeat(10 * 1024 * 1024 / 20)).unwrap();
+    for (file, needle) in [
+        (&bin, "binary"),
+        (&latin1, "not UTF-8"),
+        (&giant, "limit"),
+        (&dir.join("missing.txt"), "cannot read"),
+    ] {
+        let o = semtrace(
+            &[
+                "detect",
+                "-b",
+                BUNDLE,
+                "--json",
+                "-q",
+                file.to_str().unwrap(),
+            ],
+            &dir,
+            None,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(3),
+            "{}: {}",
+            file.display(),
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).contains(needle),
+            "{}: {}",
+            file.display(),
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("panicked"));
+        let line = &json_lines(&stdout(&o))[0];
+        assert!(line["error"].as_str().unwrap().contains(needle));
+    }
+    // Oversized standard input is refused too.
+    let big = vec![b'a'; 2 * 1024 * 1024];
+    let o = semtrace(&["detect", "-b", BUNDLE, "-q", "-"], &dir, Some(&big));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_bundles_get_clear_errors_and_exit_3() {
+    let dir = temp_dir("detect-bad-bundle");
+    let good: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(root().join(BUNDLE)).unwrap()).unwrap();
+    let text = good.to_string();
+    let mut v2 = good.clone();
+    v2["format_version"] = "2.0".into();
+    let mut unbalanced = good.clone();
+    unbalanced["codeword"] = serde_json::json!([1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]);
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "truncated",
+            text[..text.len() / 2].to_string(),
+            "not valid JSON",
+        ),
+        ("v2", v2.to_string(), "unsupported bundle version 2.0"),
+        ("unbalanced", unbalanced.to_string(), "not balanced"),
+        ("not-a-bundle", "{\"hello\": 1}".into(), "format"),
+    ];
+    let review = root().join("tests/fixtures/sample-review.md");
+    for (name, body, needle) in cases {
+        let f = dir.join(format!("{name}.json"));
+        fs::write(&f, body).unwrap();
+        let o = semtrace(
+            &[
+                "detect",
+                "-b",
+                f.to_str().unwrap(),
+                review.to_str().unwrap(),
+            ],
+            &dir,
+            None,
+        );
+        assert_eq!(o.status.code(), Some(3), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{name}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{name}: nothing on stdout");
+    }
+}
+
+#[test]
+fn a_model_other_than_the_bundles_is_refused_unless_allowed() {
+    let dir = temp_dir("detect-mismatch");
+    let review = root().join("tests/fixtures/sample-review.md");
+    let other = standin_model();
+    let o = semtrace(
+        &[
+            "detect",
+            "-b",
+            BUNDLE,
+            "--model",
+            other.to_str().unwrap(),
+            review.to_str().unwrap(),
+        ],
+        &dir,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--allow-model-mismatch"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Allowed: the stand-in is slow (fixed 160-token graph), so give it a two-sentence review.
+    let short = dir.join("short.md");
+    fs::write(
+        &short,
+        "The encoder stacks six identical layers. Training used eight P100 GPUs.",
+    )
+    .unwrap();
+    let o = semtrace(
+        &[
+            "detect",
+            "-b",
+            BUNDLE,
+            "--model",
+            other.to_str().unwrap(),
+            "--allow-model-mismatch",
+            "--json",
+            "-q",
+            short.to_str().unwrap(),
+        ],
+        &dir,
+        None,
+    );
+    assert!(
+        o.status.success() || o.status.code() == Some(1),
+        "{}",
+        stderr(&o)
+    );
+    let r = &json_lines(&stdout(&o))[0];
+    assert_eq!(r["model"]["hash_matches"], false);
+    assert_eq!(r["model"]["mismatch_overridden"], true);
+    assert!(stderr(&o).contains("warning"), "{}", stderr(&o));
+}
+
+#[test]
+fn help_explains_exit_codes() {
+    let dir = temp_dir("detect-help");
+    let o = semtrace(&["--help"], &dir, None);
+    assert!(stdout(&o).contains("Exit codes"));
+    let o = semtrace(&["detect", "--help"], &dir, None);
+    assert!(stdout(&o).contains("--allow-model-mismatch"));
+    let o = semtrace(&["detect"], &dir, None);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -1,0 +1,125 @@
+//! The project's own default model, run through the real tract engine, on held-out in-domain dev
+//! pairs (../shared/data/nli/indomain/dev.jsonl): the detection-relevant property (a faithful
+//! paraphrase is more entailed than a one-detail alteration or an on-topic non-assertion) and
+//! 3-way accuracy.
+
+use std::collections::BTreeMap;
+
+use semtrace_core::nli::{softmax, ModelSpec, NliPair, TractNli};
+use semtrace_e2e::*;
+
+fn engine() -> TractNli {
+    let dir = default_model();
+    let spec = ModelSpec::from_hf_config(
+        "semtrace-nli-minilm",
+        &std::fs::read_to_string(dir.join("config.json")).unwrap(),
+    )
+    .unwrap();
+    TractNli::load(
+        &std::fs::read(dir.join("model.onnx")).unwrap(),
+        &std::fs::read(dir.join("tokenizer.json")).unwrap(),
+        spec,
+    )
+    .unwrap()
+}
+
+struct Row {
+    premise: String,
+    hypothesis: String,
+    label: String,
+    kind: String,
+    item: String,
+}
+
+fn dev_rows() -> Vec<Row> {
+    std::fs::read_to_string(shared().join("data/nli/indomain/dev.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let s = |k: &str| v[k].as_str().unwrap_or_default().to_string();
+            Row {
+                premise: s("premise"),
+                hypothesis: s("hypothesis"),
+                label: s("label"),
+                kind: s("kind"),
+                item: s("item_id"),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn paraphrase_beats_alteration_and_near_miss_on_dev_triples() {
+    let e = engine();
+    let rows = dev_rows();
+    // Every 3rd item, 90 triples: spread over the papers of the split, deterministic.
+    let mut triples: BTreeMap<&str, BTreeMap<&str, &Row>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.kind != "natural") {
+        triples
+            .entry(r.item.as_str())
+            .or_default()
+            .insert(r.kind.as_str(), r);
+    }
+    let chosen: Vec<_> = triples
+        .values()
+        .filter(|t| t.len() == 3)
+        .step_by(3)
+        .take(90)
+        .collect();
+    assert_eq!(chosen.len(), 90);
+    let pairs: Vec<NliPair<'_>> = chosen
+        .iter()
+        .flat_map(|t| {
+            ["para", "alter", "near"].map(|k| NliPair {
+                premise: &t[k].premise,
+                hypothesis: &t[k].hypothesis,
+            })
+        })
+        .collect();
+    use semtrace_core::nli::NliScorer;
+    let p = e.entailment(&pairs).unwrap();
+    let wins = p.chunks(3).filter(|c| c[0] > c[1] && c[0] > c[2]).count();
+    let frac = wins as f64 / chosen.len() as f64;
+    eprintln!(
+        "P(entail | para) > alter and near in {wins}/{} dev triples ({frac:.3})",
+        chosen.len()
+    );
+    assert!(
+        frac >= 0.90,
+        "detection-relevant property holds in only {frac:.3} of triples"
+    );
+}
+
+#[test]
+fn three_way_accuracy_on_dev_sample() {
+    let e = engine();
+    let rows = dev_rows();
+    let sample: Vec<&Row> = rows.iter().step_by(11).collect();
+    let pairs: Vec<NliPair<'_>> = sample
+        .iter()
+        .map(|r| NliPair {
+            premise: &r.premise,
+            hypothesis: &r.hypothesis,
+        })
+        .collect();
+    let mut correct = 0;
+    for (chunk, rows) in pairs.chunks(8).zip(sample.chunks(8)) {
+        let logits = e.logits(&e.encode(chunk).unwrap()).unwrap();
+        for (l, r) in logits.iter().zip(rows) {
+            let probs = softmax(l);
+            let arg = probs
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .unwrap()
+                .0;
+            if e.spec().labels[arg].eq_ignore_ascii_case(&r.label) {
+                correct += 1;
+            }
+        }
+    }
+    let acc = correct as f64 / sample.len() as f64;
+    eprintln!("3-way accuracy on {} dev pairs: {acc:.3}", sample.len());
+    assert!(acc >= 0.80, "3-way accuracy {acc:.3}");
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Weight-only int8 quantisation of an fp32 ONNX cross-encoder.
+
+Every large float initializer that feeds a MatMul (as its weight) or a Gather (an embedding table)
+is stored as int8 with one symmetric scale per output channel (per column for MatMul weights, per
+row for embedding tables) and turned back into float by a DequantizeLinear node at the graph's start.
+
+Why not onnxruntime's quantize_dynamic: it also quantises *activations* at run time with one scale
+per tensor (DynamicQuantizeLinear). That makes a pair's logits depend on the other pairs in its
+batch and on each engine's operator order (onnxruntime differs from itself by ~0.2 logits between
+optimisation levels on such graphs), so tract, onnxruntime and the browser could never agree to
+1e-3. Weight-only int8 keeps the file at ~1/4 of fp32 while every engine computes in f32.
+
+Usage: quantize_weights.py IN.onnx OUT.onnx"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper, TensorProto
+
+MIN_ELEMENTS = 4096  # small tensors (biases, LayerNorm, the 3-way head) stay f32
+
+
+def main(src, dst):
+    model = onnx.load(src)
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    targets = {}  # initializer name -> axis of its per-channel scale
+    for n in g.node:
+        if n.op_type == "MatMul" and len(n.input) > 1 and n.input[1] in inits:
+            targets[n.input[1]] = 1
+        elif n.op_type == "Gather" and n.input[0] in inits:
+            targets[n.input[0]] = 0
+    new_nodes, kept_f32 = [], 0
+    for name, axis in targets.items():
+        w = numpy_helper.to_array(inits[name])
+        if w.dtype != np.float32 or w.ndim != 2 or w.size < MIN_ELEMENTS:
+            kept_f32 += 1
+            continue
+        amax = np.abs(w).max(axis=1 - axis)
+        scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
+        shape = (1, -1) if axis == 1 else (-1, 1)
+        q = np.clip(np.rint(w / scale.reshape(shape)), -127, 127).astype(np.int8)
+        g.initializer.remove(inits[name])
+        g.initializer.extend([
+            numpy_helper.from_array(q, f"{name}__q"),
+            numpy_helper.from_array(scale, f"{name}__scale"),
+            numpy_helper.from_array(np.zeros(scale.shape, dtype=np.int8), f"{name}__zp"),
+        ])
+        new_nodes.append(helper.make_node("DequantizeLinear", [f"{name}__q", f"{name}__scale", f"{name}__zp"], [name],
+                                          name=f"{name}__dequant", axis=axis))
+    # Dequantisation first so every consumer sees its input defined (topological order).
+    nodes = new_nodes + list(g.node)
+    del g.node[:]
+    g.node.extend(nodes)
+    if max(o.version for o in model.opset_import if o.domain in ("", "ai.onnx")) < 13:
+        raise SystemExit("per-axis DequantizeLinear needs opset >= 13")
+    onnx.checker.check_model(model)
+    onnx.save(model, dst)
+    print(f"quantised {len(new_nodes)} weight tensors to int8 (per-channel), kept {kept_f32} small ones f32 -> {dst}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
