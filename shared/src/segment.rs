@@ -283,7 +283,8 @@ fn is_abbreviation(before: &[(usize, char)]) -> bool {
 fn push_sentence(_text: &str, span: &[(usize, char)], out: &mut Vec<Sentence>) {
     let raw: String = span.iter().map(|(_, c)| *c).collect();
     let cleaned = clean_markup(&raw);
-    if cleaned.is_empty() || !cleaned.chars().any(char::is_alphanumeric) {
+    if cleaned.is_empty() || !cleaned.chars().any(char::is_alphanumeric) || is_enumerator(&cleaned)
+    {
         return;
     }
     let first = span.iter().find(|(_, c)| !c.is_whitespace());
@@ -295,6 +296,15 @@ fn push_sentence(_text: &str, span: &[(usize, char)], out: &mut Vec<Sentence>) {
             end: e + c.len_utf8(),
         });
     }
+}
+
+/// An inline list label such as "1.", "Q2.", "W1:" or "b)" left alone between two boundaries.
+fn is_enumerator(s: &str) -> bool {
+    let core = s.trim_end_matches(['.', ')', ':']).trim_start_matches('(');
+    core.len() < s.len()
+        && (1..=3).contains(&core.chars().count())
+        && core.chars().all(|c| c.is_ascii_alphanumeric())
+        && (core.chars().any(|c| c.is_ascii_digit()) || core.chars().count() == 1)
 }
 
 /// Remove emphasis markup and collapse whitespace.
@@ -403,6 +413,14 @@ mod tests {
         assert_eq!(w.len(), 1);
         assert_eq!(w[0].text, "A one.");
         assert_eq!(windows(&[], 2, 128).0.len(), 0);
+    }
+
+    #[test]
+    fn inline_enumerators_are_not_sentences() {
+        assert_eq!(
+            texts("Questions: 1. Why X? 2. How Y? Q3. What about Z?"),
+            vec!["Questions: 1.", "Why X?", "How Y?", "What about Z?"]
+        );
     }
 
     #[test]

@@ -44,7 +44,10 @@ pub fn standin_model() -> PathBuf {
 
 /// The project's own default model, committed in the repository.
 pub fn default_model() -> PathBuf {
-    root().join("models/semtrace-nli-minilm")
+    // Overridable to test a candidate model before it is committed.
+    std::env::var_os("SEMTRACE_TEST_DEFAULT_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("models/semtrace-nli-minilm"))
 }
 
 /// The `semtrace` binary built by `cargo build` (scripts/test.sh builds it first).

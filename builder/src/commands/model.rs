@@ -34,27 +34,26 @@ struct Pinned {
 /// obtained on the machine this was written on (no hub access): where None, the hash is computed on
 /// download, printed, recorded in the manifest and verified on every later load; pass
 /// --expect-sha256 to pin it on first download.
+/// The layout of Xenova's ONNX exports of the cross-encoder NLI models.
+const XENOVA_FILES: &[(&str, &str, Option<&str>)] = &[
+    ("onnx/model_quantized.onnx", "model.onnx", None),
+    ("tokenizer.json", "tokenizer.json", None),
+    ("config.json", "config.json", None),
+];
+
 const PINNED: &[Pinned] = &[
     Pinned {
         name: "nli-deberta-v3-xsmall",
         repo: "Xenova/nli-deberta-v3-xsmall",
         revision: "main",
-        files: &[
-            ("onnx/model_quantized.onnx", "model.onnx", None),
-            ("tokenizer.json", "tokenizer.json", None),
-            ("config.json", "config.json", None),
-        ],
+        files: XENOVA_FILES,
         max_length: 512,
     },
     Pinned {
         name: "nli-deberta-v3-small",
         repo: "Xenova/nli-deberta-v3-small",
         revision: "main",
-        files: &[
-            ("onnx/model_quantized.onnx", "model.onnx", None),
-            ("tokenizer.json", "tokenizer.json", None),
-            ("config.json", "config.json", None),
-        ],
+        files: XENOVA_FILES,
         max_length: 512,
     },
 ];

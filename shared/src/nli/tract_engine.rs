@@ -24,6 +24,9 @@ enum Role {
 
 type Plan = Arc<TypedRunnableModel>;
 
+/// Sequence lengths of dynamic graphs are rounded up to a multiple of this.
+pub const SEQ_BUCKET: usize = 32;
+
 /// Most plans kept at once; beyond this the cache is cleared (shapes cluster, so this is rare).
 const MAX_PLANS: usize = 24;
 
@@ -188,7 +191,12 @@ impl TractNli {
             encs.push(e);
         }
         let longest = encs.iter().map(|e| e.get_ids().len()).max().unwrap_or(1);
-        let seq = self.fixed_len.unwrap_or(longest);
+        // Dynamic graphs: pad to the next multiple of SEQ_BUCKET so a handful of shapes (hence of
+        // optimised plans) serve every batch. Padded positions are masked out of attention, so
+        // this does not change the result beyond float summation order.
+        let seq = self
+            .fixed_len
+            .unwrap_or_else(|| longest.div_ceil(SEQ_BUCKET) * SEQ_BUCKET);
         let rows = encs.len();
         let mut b = EncodedBatch {
             rows,
