@@ -4,6 +4,7 @@ side uses) with symbolic batch/seq dims, and compare the logits with onnxruntime
 
     training/.venv/bin/python training/check_tract.py models/semtrace-nli-minilm/model.onnx
 """
+import os
 import sys
 
 import numpy as np
@@ -37,3 +38,27 @@ for b, s in [(1, 5), (2, 17), (4, 64), (3, 256)]:
     worst = max(worst, d)
     print(f"batch {b} seq {s}: tract shape {t.shape}, max|tract-ort| {d:.4g}, argmax equal {bool((t.argmax(1) == o.argmax(1)).all())}")
 print("worst", worst)
+
+if "--dev" in sys.argv:
+    # in-domain dev through tract, tokenized with the packaged tokenizer.json next to the model
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from common import MAX_LEN, encode_all, load_tokenizer, read_indomain
+    from evaluate import indomain_metrics
+
+    tok = load_tokenizer(os.path.join(os.path.dirname(os.path.abspath(path)), "tokenizer.json"), MAX_LEN)
+    dev = encode_all(tok, read_indomain("../shared/data/nli/indomain/dev.jsonl"))
+
+    class TractSess:
+        def run(self, _names, feed):
+            return [run.run([feed["input_ids"], feed["attention_mask"], feed["token_type_ids"]])[0].to_numpy()]
+
+    from evaluate import run_model
+    pt = run_model(TractSess(), dev, bs=16)
+    po = run_model(sess, dev, bs=16)
+    mt = indomain_metrics(dev, pt)
+    mo = indomain_metrics(dev, po)
+    agree = float((pt.argmax(1) == po.argmax(1)).mean())
+    print(f"in-domain dev via tract: acc {mt['acc']:.4f} entF1 {mt['entailment_f1']:.4f} "
+          f"triple {mt['triple_check']['para_gt_alter_and_near']:.4f} | onnxruntime: acc {mo['acc']:.4f} "
+          f"entF1 {mo['entailment_f1']:.4f} triple {mo['triple_check']['para_gt_alter_and_near']:.4f} | "
+          f"argmax agreement {agree:.4f}, max |dP(ent)| {np.abs(pt[:, 0] - po[:, 0]).max():.4f}")

@@ -101,6 +101,9 @@ def main():
     ap.add_argument("--data", default="../shared/data/nli")
     ap.add_argument("--out", default="models/semtrace-nli-minilm/metrics.json")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--bs", type=int, default=1,
+                    help="batch size; default 1 because int8 DynamicQuantizeLinear scales are per batch tensor, "
+                         "so int8 outputs depend on which examples (and padding) share a batch")
     ap.add_argument("--skip-sick", action="store_true")
     ap.add_argument("--limit", type=int, default=0, help="smoke test: first N examples of each set")
     args = ap.parse_args()
@@ -132,10 +135,10 @@ def main():
         so = ort.SessionOptions()
         so.intra_op_num_threads = args.threads
         sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-        res = {"file": os.path.basename(path), "size_bytes": os.path.getsize(path)}
+        res = {"file": os.path.basename(path), "size_bytes": os.path.getsize(path), "eval_batch_size": args.bs}
         for sname, exs in sets.items():
             t = time.time()
-            probs = run_model(sess, exs)
+            probs = run_model(sess, exs, bs=args.bs)
             if sname == "indomain_dev":
                 res[sname] = indomain_metrics(exs, probs)
             elif sname.startswith("rte"):

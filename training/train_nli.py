@@ -144,6 +144,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--freeze-word-emb", action="store_true", help="keep the word-embedding matrix frozen (saves CPU)")
     ap.add_argument("--bf16", action="store_true", help="bf16 autocast for forward/backward (CPU with avx512_bf16/AMX)")
+    ap.add_argument("--init", default=None, help="start from the model weights of this checkpoint (stage 2)")
     ap.add_argument("--bench", type=int, default=0, help="only time this many steps, then exit")
     args = ap.parse_args()
 
@@ -171,6 +172,9 @@ def main():
     print(f"train examples {len(train)} (mean {ntok / len(train):.1f} tokens), dev {len(dev)}", flush=True)
 
     model = build_model(bdir)
+    if args.init:
+        model.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=False)["model"])
+        print(f"initialised from {args.init}", flush=True)
     model.train()
     if args.freeze_word_emb:
         model.bert.embeddings.word_embeddings.weight.requires_grad_(False)

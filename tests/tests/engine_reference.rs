@@ -204,7 +204,7 @@ fn deberta_xsmall_int8_graph_matches_onnxruntime_and_python_tokenizers() {
     let (max_diff, ort_spread) = check_model(&dir, spec);
     // This graph quantises activations dynamically (DynamicQuantizeLinear, one scale per tensor):
     // a rounding difference in one scale propagates through 12 layers, so operator order alone
-    // moves logits by ~0.1-0.3. onnxruntime differs from itself that much between its optimised
+    // moves logits by ~0.1-0.9 depending on the pairs. onnxruntime differs from itself that much between its optimised
     // and unoptimised plans; tract must be no further from onnxruntime than that (and 1e-3 is
     // unattainable for any engine that orders operations differently).
     assert!(
