@@ -211,10 +211,6 @@ fn deberta_xsmall_int8_graph_matches_onnxruntime_and_python_tokenizers() {
         max_diff <= ort_spread.max(1e-3) * 1.1,
         "tract differs from onnxruntime by {max_diff} (onnxruntime's own spread {ort_spread})"
     );
-    assert!(
-        max_diff < 0.5,
-        "tract differs from onnxruntime by {max_diff}"
-    );
 }
 
 #[test]
