@@ -24,8 +24,9 @@ enum Role {
 
 type Plan = Arc<TypedRunnableModel>;
 
-/// Sequence lengths of dynamic graphs are rounded up to a multiple of this.
-pub const SEQ_BUCKET: usize = 32;
+/// Sequence lengths of dynamic graphs are rounded up to a multiple of this. Measured on real
+/// reviews (scripts/bench.sh): 8 beats 32 (less padding) and 1 (plan-cache thrash on long reviews).
+pub const SEQ_BUCKET: usize = 8;
 
 /// Most plans kept at once; beyond this the cache is cleared (shapes cluster, so this is rare).
 const MAX_PLANS: usize = 24;
