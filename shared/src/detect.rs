@@ -11,15 +11,20 @@ use crate::segment::{sentences, windows};
 /// ignore almost all of such a text anyway, so it is almost certainly the wrong file.
 pub const MAX_REVIEW_BYTES: usize = 1 << 20;
 
-/// Turn raw bytes into review text, refusing binaries, non-UTF-8 and giant inputs with a clear error.
-pub fn review_text(bytes: &[u8]) -> Result<&str> {
-    if bytes.len() > MAX_REVIEW_BYTES {
+/// Refuse a review of `len` bytes if it is over [`MAX_REVIEW_BYTES`] (callers that can see a file's
+/// size check it before reading the file).
+pub fn check_review_len(len: u64) -> Result<()> {
+    if len > MAX_REVIEW_BYTES as u64 {
         return Err(Error::review(format!(
-            "{} bytes is more than the {} byte limit for one review (is this the right file?)",
-            bytes.len(),
-            MAX_REVIEW_BYTES
+            "{len} bytes is more than the {MAX_REVIEW_BYTES} byte limit for one review (is this the right file?)"
         )));
     }
+    Ok(())
+}
+
+/// Turn raw bytes into review text, refusing binaries, non-UTF-8 and giant inputs with a clear error.
+pub fn review_text(bytes: &[u8]) -> Result<&str> {
+    check_review_len(bytes.len() as u64)?;
     if bytes.contains(&0) {
         return Err(Error::review(
             "it contains NUL bytes: a binary file, not review text",

@@ -188,6 +188,17 @@ fn bad_reviews_get_clear_errors_and_exit_3() {
         let line = &json_lines(&stdout(&o))[0];
         assert!(line["error"].as_str().unwrap().contains(needle));
     }
+    // The giant file is refused by its real size.
+    let o = semtrace(
+        &["detect", "-b", BUNDLE, "-q", giant.to_str().unwrap()],
+        &dir,
+        None,
+    );
+    assert!(
+        stderr(&o).contains(&format!("{} bytes", fs::metadata(&giant).unwrap().len())),
+        "{}",
+        stderr(&o)
+    );
     // Oversized standard input is refused too.
     let big = vec![b'a'; 2 * 1024 * 1024];
     let o = semtrace(&["detect", "-b", BUNDLE, "-q", "-"], &dir, Some(&big));

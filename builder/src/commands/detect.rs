@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::decode::Verdict;
-use semtrace_core::detect::{check_model, detect, review_text, MAX_REVIEW_BYTES};
+use semtrace_core::detect::{check_model, check_review_len, detect, review_text, MAX_REVIEW_BYTES};
 use semtrace_core::report::Report;
 
 use crate::cli::DetectArgs;
@@ -67,12 +67,10 @@ fn read_review(src: &Path) -> Result<String> {
     } else {
         let meta = fs::metadata(src)
             .map_err(|e| InputError(format!("cannot read {}: {e}", src.display())))?;
-        if meta.len() > MAX_REVIEW_BYTES as u64 {
-            bytes = vec![b' '; MAX_REVIEW_BYTES + 1];
-        } else {
-            bytes = fs::read(src)
-                .map_err(|e| InputError(format!("cannot read {}: {e}", src.display())))?;
-        }
+        // Refuse a giant file by its size, without reading it.
+        check_review_len(meta.len())?;
+        bytes =
+            fs::read(src).map_err(|e| InputError(format!("cannot read {}: {e}", src.display())))?;
     }
     Ok(review_text(&bytes)?.to_string())
 }
