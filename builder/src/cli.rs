@@ -30,6 +30,10 @@ pub enum Command {
         #[command(subcommand)]
         command: ModelCommand,
     },
+    /// Build a signature bundle for a paper (PDF, or text/Markdown): extract source-quoted facts,
+    /// filter them through the frozen gates, select 2K (MMR), pair them into K code-aware positions
+    /// and write bundle.json, report.json and report.md into --out.
+    Build(BuildArgs),
     /// Measure the engine (pairs/s) and the exhaustive decoder (wall time per review) on real reviews.
     Bench(BenchArgs),
 }
@@ -145,4 +149,49 @@ pub struct BenchArgs {
     /// Print a JSON summary instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Offline mode (no --llm-url): candidates are extractive sentences of the paper with \
+heuristic attributes; with no --controls, every fact's natural-mention rate is 1/2 and the report says so.\n\n\
+Exit codes: 0 bundle written; 3 bad input (unreadable, encrypted or image-only PDF, bad controls); \
+4 model error; 5 file system or network error; 6 too few facts passed the gates (report.json names the gate).")]
+pub struct BuildArgs {
+    /// The paper: a PDF, or a plain-text/Markdown file.
+    pub paper: PathBuf,
+    /// Output directory for bundle.json, report.json and report.md (created if missing).
+    #[arg(long, short = 'o')]
+    pub out: PathBuf,
+    /// Number of binary positions K (even); 2K facts are selected.
+    #[arg(long, default_value_t = 12)]
+    pub k: usize,
+    /// Venue secret: the codeword is derived from HMAC-SHA256(secret, document SHA-256), so a rebuild
+    /// reproduces the bundle byte for byte. Without it the codeword is random.
+    #[arg(long)]
+    pub secret_file: Option<PathBuf>,
+    /// Selection-only control reviews (.txt/.md files) of the unprotected paper, for the
+    /// natural-mention priors.
+    #[arg(long)]
+    pub controls: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Sentence-embedding model for the near-duplicate gate (see `semtrace model list`).
+    #[arg(long)]
+    pub embedder: Option<String>,
+    /// Seed of the deterministic simulated annealing.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Offline mode: how many extractive candidates enter the gates at first (the rest are the
+    /// refill reserve).
+    #[arg(long, default_value_t = 160)]
+    pub initial_candidates: usize,
+    /// Replace an existing bundle in --out.
+    #[arg(long)]
+    pub force: bool,
+    /// Print a JSON summary on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bars.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }

@@ -13,6 +13,8 @@ pub const BAD_INPUT: i32 = 3;
 pub const MODEL: i32 = 4;
 /// File system or network failure.
 pub const IO: i32 = 5;
+/// `build`: too few facts passed the gates to form 2K positions (the report names the gate).
+pub const BUILD_FAILED: i32 = 6;
 
 /// Map an error chain to an exit code by its innermost core error kind, if any.
 pub fn code_for(e: &anyhow::Error) -> i32 {

@@ -5,6 +5,7 @@ mod commands;
 mod embedded;
 mod exit;
 mod model_store;
+mod pipeline;
 mod progress;
 
 use clap::Parser;

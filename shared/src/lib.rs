@@ -6,6 +6,7 @@
 //! - [`segment`]: review text → sentences → adjacent 2-sentence windows;
 //! - [`nli`]: the NLI scorer trait and the tract-onnx cross-encoder engine;
 //! - [`decode`]: per-position 0/1/erasure decisions, the assigned-code score and p-value;
+//! - [`quote`]: exact-quotation matching under the builder's frozen normalisation;
 //! - [`detect`]: glue that runs a scorer over windows × facts and produces a [`report::Report`].
 
 pub mod bundle;
@@ -13,6 +14,7 @@ pub mod decode;
 pub mod detect;
 pub mod error;
 pub mod nli;
+pub mod quote;
 pub mod report;
 pub mod segment;
 

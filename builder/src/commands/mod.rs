@@ -1,6 +1,7 @@
 //! One module per subcommand; each returns the process exit code.
 
 mod bench;
+mod build;
 mod detect;
 mod model;
 
@@ -13,5 +14,6 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Detect(a) => detect::run(a),
         Command::Model { command } => model::run(command),
         Command::Bench(a) => bench::run(a),
+        Command::Build(a) => build::run(a),
     }
 }

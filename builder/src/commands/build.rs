@@ -1,0 +1,196 @@
+//! `semtrace build`: paper → signature bundle + build report (JSON and Markdown).
+//!
+//! Outputs are written atomically (temporary file, then rename) and only after the whole build
+//! succeeded; a failed build writes its report (so the starving gate is on record) but no bundle.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use semtrace_core::bundle::ModelIdentity;
+
+use crate::cli::BuildArgs;
+use crate::exit::{self, InputError};
+use crate::pipeline::{self, offline, Outcome};
+use crate::{model_store, progress, source};
+
+pub const BUNDLE_FILE: &str = "bundle.json";
+pub const REPORT_FILE: &str = "report.json";
+pub const REPORT_MD_FILE: &str = "report.md";
+
+/// Write `bytes` to `path` via a temporary file in the same directory and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+fn codeword_key(secret: Option<&PathBuf>) -> Result<(Vec<u8>, String)> {
+    match secret {
+        Some(p) => {
+            let key = fs::read(p)
+                .map_err(|e| InputError(format!("cannot read --secret-file {}: {e}", p.display())))?;
+            if key.is_empty() {
+                return Err(InputError(format!("--secret-file {} is empty", p.display())).into());
+            }
+            Ok((key, "HMAC-SHA256(venue secret, document SHA-256)".into()))
+        }
+        None => {
+            let mut key = vec![0u8; 32];
+            getrandom::getrandom(&mut key).context("reading OS randomness for the codeword")?;
+            Ok((key, "random (no --secret-file): not reproducible".into()))
+        }
+    }
+}
+
+pub fn run(args: BuildArgs) -> Result<i32> {
+    if args.k < 2 || args.k % 2 != 0 {
+        return Err(InputError(format!("--k {}: K must be even and at least 2", args.k)).into());
+    }
+    let out = &args.out;
+    if out.join(BUNDLE_FILE).exists() && !args.force {
+        return Err(InputError(format!(
+            "{} already holds a bundle; pass --force to replace it",
+            out.display()
+        ))
+        .into());
+    }
+    let (key, key_source) = codeword_key(args.secret_file.as_ref())?;
+    let mut stages = progress::Stages::new(args.quiet);
+    stages.set("loading source", 0, 1);
+    let doc = source::load(&args.paper)
+        .map_err(|e| InputError(format!("{}: {e}", args.paper.display())))?;
+    let controls = match &args.controls {
+        Some(dir) => Some(("controls-dir".to_string(), pipeline::priors::read_controls_dir(dir)?)),
+        None => None,
+    };
+    stages.set("loading models", 0, 1);
+    let engine = model_store::load(&args.model.model, args.model.batch_size)?;
+    let model = ModelIdentity {
+        name: engine.spec().name.clone(),
+        sha256: engine.sha256().to_string(),
+        entailment_index: engine.spec().entailment_index,
+        max_length: engine.spec().max_length,
+    };
+    let embedder = crate::embedder::load(args.embedder.as_deref())?;
+    let embedder_name = embedder.name().to_string();
+    let mut embed = |texts: &[&str]| -> Result<Vec<Vec<f32>>> { Ok(embedder.embed(texts)?) };
+
+    let (initial, reserve) = offline::extract(&doc.units, args.initial_candidates);
+    let mut reserve = Some(reserve);
+    let mut refill = |uncovered: &[source::EvidenceUnit]| -> Result<Vec<pipeline::candidate::Candidate>> {
+        let ids: std::collections::HashSet<&str> = uncovered.iter().map(|u| u.id.as_str()).collect();
+        Ok(reserve
+            .take()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|c| ids.contains(c.unit.as_str()))
+            .map(|mut c| {
+                c.origin = "offline-refill".into();
+                c
+            })
+            .collect())
+    };
+    let mut tick = |stage: &str, done: usize, total: usize| stages.set(stage, done, total);
+    let outcome = pipeline::run(pipeline::BuildInput {
+        doc: &doc,
+        path: args.paper.display().to_string(),
+        k: args.k,
+        nli: &engine,
+        model,
+        model_sha256: engine.sha256().to_string(),
+        embed: &mut embed,
+        embedder: embedder_name,
+        mode: "offline".into(),
+        llm_info: None,
+        candidates: initial,
+        refill: &mut refill,
+        controls,
+        codeword_key: key,
+        codeword_source: key_source,
+        seed: args.seed,
+        progress: &mut tick,
+    })?;
+    stages.finish();
+
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let (report, bundle) = match outcome {
+        Outcome::Built { bundle, report } => (report, Some(bundle)),
+        Outcome::Failed { report } => (report, None),
+    };
+    write_atomic(&out.join(REPORT_FILE), serde_json::to_string_pretty(&report)?.as_bytes())?;
+    write_atomic(&out.join(REPORT_MD_FILE), pipeline::report::markdown(&report).as_bytes())?;
+    match &bundle {
+        Some(b) => write_atomic(&out.join(BUNDLE_FILE), b.to_json_pretty().as_bytes())?,
+        None => {
+            // A stale bundle next to a failed report would be mistaken for this build's.
+            let stale = out.join(BUNDLE_FILE);
+            if stale.exists() {
+                fs::remove_file(&stale).with_context(|| format!("removing stale {}", stale.display()))?;
+            }
+        }
+    }
+
+    if args.json {
+        let summary = serde_json::json!({
+            "status": report.status,
+            "failure": report.failure,
+            "bundle": bundle.as_ref().map(|_| out.join(BUNDLE_FILE)),
+            "report": out.join(REPORT_FILE),
+            "report_markdown": out.join(REPORT_MD_FILE),
+            "document": report.document,
+            "k": report.k,
+            "codeword": report.codeword,
+            "gate_counts": report.gate_counts,
+            "assignment": report.assignment,
+            "timings": report.timings,
+        });
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print!("{}", summary_text(&report, out, bundle.is_some()));
+    }
+    Ok(if bundle.is_some() { exit::OK } else { exit::BUILD_FAILED })
+}
+
+fn summary_text(r: &pipeline::report::BuildReport, out: &Path, built: bool) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let d = &r.document;
+    let _ = writeln!(s, "document: {} ({} pages, {} units kept, {} excluded)", d.title, d.pages, d.units, d.excluded_units);
+    if let Some(c) = &d.cut {
+        let _ = writeln!(s, "scope:    cut at \"{}\" on page {}", c.heading, c.page);
+    }
+    let gates: Vec<String> = r
+        .gate_counts
+        .iter()
+        .map(|g| format!("{} −{}", g.gate.name(), g.dropped))
+        .collect();
+    let n = r.gate_counts.first().map(|g| g.entered).unwrap_or(0);
+    let _ = writeln!(s, "gates:    {n} candidates; {}", gates.join(", "));
+    if let Some(p) = &r.priors {
+        let _ = writeln!(s, "priors:   {}", p.note);
+    }
+    if built {
+        let _ = writeln!(s, "codeword: {} ({})", r.codeword.iter().map(u8::to_string).collect::<String>(), r.codeword_source);
+        if let Some(a) = &r.assignment {
+            let _ = writeln!(s, "objective 8A+P+H = {:.3} (from {:.3})", a.objective.total, a.initial.total);
+            for p in &a.positions {
+                let _ = writeln!(s, "  {:>2} {:<12} bit {} {}", p.index, p.slot, p.bit, p.selected_text);
+            }
+        }
+        let _ = writeln!(s, "wrote {}, {}, {}", out.join(BUNDLE_FILE).display(), out.join(REPORT_FILE).display(), out.join(REPORT_MD_FILE).display());
+    } else if let Some(f) = &r.failure {
+        let _ = writeln!(s, "BUILD FAILED: {}", f.message);
+        let _ = writeln!(s, "wrote {} and {} (no bundle)", out.join(REPORT_FILE).display(), out.join(REPORT_MD_FILE).display());
+    }
+    let total: f64 = r.timings.iter().map(|t| t.seconds).sum();
+    let _ = writeln!(s, "time:     {total:.1} s ({})", r.timings.iter().map(|t| format!("{} {:.1}", t.stage, t.seconds)).collect::<Vec<_>>().join(", "));
+    s
+}

@@ -1,0 +1,462 @@
+//! The build pipeline: candidates → gates (→ refill) → priors → MMR selection → code-aware
+//! assignment → bundle and report. Synchronous; LLM calls reach it through the candidate list and
+//! the refill callback, so this module never touches the network.
+
+pub mod candidate;
+pub mod gates;
+pub mod offline;
+pub mod priors;
+pub mod report;
+pub mod scoring;
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+use anyhow::Result;
+use semtrace_core::build::assign::{self, AssignInput};
+use semtrace_core::build::codeword::balanced_codeword;
+use semtrace_core::build::facts::FactAttrs;
+use semtrace_core::build::priors::{mention_rate, TAU_MENTION};
+use semtrace_core::build::select::{mmr_select, utility};
+use semtrace_core::build::slots::default_slots;
+use semtrace_core::bundle::{
+    Bundle, DecodingParams, Document, Fact, ModelIdentity, Position, BUNDLE_FORMAT, BUNDLE_VERSION,
+};
+use semtrace_core::nli::{NliPair, NliScorer};
+
+use candidate::Candidate;
+use gates::{Approved, Gate, GateRecord, Source};
+use report::{
+    AssignmentInfo, BuildReport, CandidateEntry, DocumentInfo, Failure, GateCount, Objective,
+    PositionEntry, Priors, SelectionEntry, Timing,
+};
+
+use crate::source::{EvidenceUnit, SourceDoc};
+
+/// MMR trade-off λ (appendix).
+pub const MMR_LAMBDA: f64 = 1.2;
+
+/// Memoises entailment by (premise, hypothesis) so refill rounds and the pair matrix never
+/// re-score a pair.
+pub struct MemoScorer<'a> {
+    inner: &'a dyn NliScorer,
+    memo: RefCell<HashMap<(String, String), f32>>,
+}
+
+impl<'a> MemoScorer<'a> {
+    pub fn new(inner: &'a dyn NliScorer) -> Self {
+        MemoScorer { inner, memo: RefCell::new(HashMap::new()) }
+    }
+}
+
+impl NliScorer for MemoScorer<'_> {
+    fn entailment(&self, pairs: &[NliPair<'_>]) -> semtrace_core::Result<Vec<f32>> {
+        let missing: Vec<NliPair<'_>> = {
+            let memo = self.memo.borrow();
+            let mut seen = HashSet::new();
+            pairs
+                .iter()
+                .filter(|p| {
+                    let key = (p.premise.to_string(), p.hypothesis.to_string());
+                    !memo.contains_key(&key) && seen.insert(key)
+                })
+                .copied()
+                .collect()
+        };
+        if !missing.is_empty() {
+            let probs = self.inner.entailment(&missing)?;
+            let mut memo = self.memo.borrow_mut();
+            for (p, v) in missing.iter().zip(probs) {
+                memo.insert((p.premise.to_string(), p.hypothesis.to_string()), v);
+            }
+        }
+        let memo = self.memo.borrow();
+        Ok(pairs
+            .iter()
+            .map(|p| memo[&(p.premise.to_string(), p.hypothesis.to_string())])
+            .collect())
+    }
+
+    fn preferred_batch(&self) -> usize {
+        self.inner.preferred_batch()
+    }
+}
+
+/// Everything the pipeline needs besides the document.
+pub struct BuildInput<'a> {
+    pub doc: &'a SourceDoc,
+    pub path: String,
+    pub k: usize,
+    pub nli: &'a dyn NliScorer,
+    pub model: ModelIdentity,
+    pub model_sha256: String,
+    pub embed: &'a mut dyn FnMut(&[&str]) -> Result<Vec<Vec<f32>>>,
+    pub embedder: String,
+    /// "offline" or "llm".
+    pub mode: String,
+    pub llm_info: Option<serde_json::Value>,
+    /// Initial candidates (ids are (re)assigned by the pipeline).
+    pub candidates: Vec<Candidate>,
+    /// Targeted refill: given the units no approved fact covers, more candidates.
+    pub refill: &'a mut dyn FnMut(&[EvidenceUnit]) -> Result<Vec<Candidate>>,
+    /// (source, controls as (name, text)); None → r = 1/2 for every fact.
+    pub controls: Option<(String, Vec<(String, String)>)>,
+    pub codeword_key: Vec<u8>,
+    pub codeword_source: String,
+    /// Seed of the deterministic annealing.
+    pub seed: u64,
+    pub progress: &'a mut dyn FnMut(&str, usize, usize),
+}
+
+pub enum Outcome {
+    Built { bundle: Box<Bundle>, report: Box<BuildReport> },
+    Failed { report: Box<BuildReport> },
+}
+
+fn thresholds() -> serde_json::Value {
+    serde_json::json!({
+        "words": [gates::MIN_WORDS, gates::MAX_WORDS],
+        "min_quote_words": gates::MIN_QUOTE_WORDS,
+        "tau_source": gates::TAU_SOURCE,
+        "max_sentiment": gates::MAX_SENTIMENT,
+        "max_rating_impact": gates::MAX_RATING_IMPACT,
+        "near_duplicate_cosine": gates::TAU_NEAR_DUP_COSINE,
+        "equivalence_entailment": gates::TAU_EQUIV_ENTAILMENT,
+        "equivalence_jaccard": gates::TAU_EQUIV_JACCARD,
+        "tau_mention": TAU_MENTION,
+        "mmr_lambda": MMR_LAMBDA,
+        "implication_activation": 0.52,
+        "objective": "8A + P + H",
+    })
+}
+
+fn gate_counts(recs: &[GateRecord]) -> Vec<GateCount> {
+    let mut entered = recs.len();
+    Gate::ALL
+        .iter()
+        .map(|&g| {
+            let dropped = recs.iter().filter(|r| r.dropped_by == Some(g)).count();
+            let c = GateCount { gate: g, entered, dropped };
+            entered -= dropped;
+            c
+        })
+        .collect()
+}
+
+pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
+    let BuildInput {
+        doc,
+        path,
+        k,
+        nli,
+        model,
+        model_sha256,
+        embed,
+        embedder,
+        mode,
+        llm_info,
+        candidates,
+        refill,
+        controls,
+        codeword_key,
+        codeword_source,
+        seed,
+        progress,
+    } = input;
+    if k < 2 || k % 2 != 0 {
+        return Err(crate::exit::InputError(format!("K = {k}: must be even and at least 2")).into());
+    }
+    let need = 2 * k;
+    let nli = MemoScorer::new(nli);
+    let mut timings = Vec::new();
+    let mut clock = Instant::now();
+    let mut lap = |stage: &str, timings: &mut Vec<Timing>| {
+        timings.push(Timing { stage: stage.into(), seconds: clock.elapsed().as_secs_f64() });
+        clock = Instant::now();
+    };
+    let title = doc.title.clone().unwrap_or_else(|| {
+        std::path::Path::new(&path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "untitled".into())
+    });
+    let mut report = BuildReport {
+        format: report::REPORT_FORMAT.into(),
+        format_version: "1.0".into(),
+        status: "failed".into(),
+        failure: None,
+        builder: format!("semtrace {}", env!("CARGO_PKG_VERSION")),
+        document: DocumentInfo {
+            path: path.clone(),
+            kind: format!("{:?}", doc.kind).to_lowercase(),
+            sha256: doc.sha256.clone(),
+            title: title.clone(),
+            pages: doc.pages,
+            units: doc.units.len(),
+            excluded_units: doc.excluded_units,
+            cut: doc.cut.clone(),
+        },
+        mode,
+        llm: llm_info,
+        model: model.name.clone(),
+        model_sha256: model_sha256.clone(),
+        embedder,
+        k,
+        thresholds: thresholds(),
+        gate_counts: Vec::new(),
+        refill: None,
+        priors: None,
+        selection: Vec::new(),
+        codeword: Vec::new(),
+        codeword_source: codeword_source.clone(),
+        assignment: None,
+        candidates: Vec::new(),
+        timings: Vec::new(),
+    };
+
+    // Candidates and gates, with targeted refill over uncovered units when short.
+    let source = Source::new(&doc.units);
+    let mut all: Vec<Candidate> = Vec::new();
+    let mut add = |all: &mut Vec<Candidate>, batch: Vec<Candidate>| {
+        for mut c in batch {
+            c.id = format!("c{:04}", all.len() + 1);
+            all.push(c);
+        }
+    };
+    add(&mut all, candidates);
+    lap("candidates", &mut timings);
+    let (mut recs, mut approved) =
+        gates::run(&all, &source, &nli, embed, &mut |s, d, t| progress(s, d, t))?;
+    lap("gates", &mut timings);
+    if approved.len() < need {
+        let before = approved.len();
+        let covered: HashSet<&str> = approved.iter().map(|a| a.candidate.unit.as_str()).collect();
+        let covered_by_record: HashSet<String> =
+            recs.iter().filter(|r| r.kept).map(|r| r.unit.clone()).collect();
+        let uncovered: Vec<EvidenceUnit> = doc
+            .units
+            .iter()
+            .filter(|u| !covered.contains(u.id.as_str()) && !covered_by_record.contains(&u.id))
+            .cloned()
+            .collect();
+        let more = refill(&uncovered)?;
+        let n_more = more.len();
+        add(&mut all, more);
+        (recs, approved) = gates::run(&all, &source, &nli, embed, &mut |s, d, t| progress(s, d, t))?;
+        report.refill = Some(format!(
+            "{} approved < 2K = {need}: {} more candidates from {} uncovered units; {} approved after refill",
+            before,
+            n_more,
+            uncovered.len(),
+            approved.len()
+        ));
+        lap("refill", &mut timings);
+    }
+    report.gate_counts = gate_counts(&recs);
+    let mut entries: Vec<CandidateEntry> = all
+        .iter()
+        .zip(&recs)
+        .map(|(c, g)| CandidateEntry {
+            candidate: c.clone(),
+            gates: g.clone(),
+            r: None,
+            q: None,
+            utility: None,
+            selected_rank: None,
+        })
+        .collect();
+    if approved.len() < need {
+        let starving = report
+            .gate_counts
+            .iter()
+            .filter(|g| g.dropped > 0)
+            .max_by_key(|g| (g.dropped, std::cmp::Reverse(g.gate)))
+            .map(|g| g.gate);
+        report.failure = Some(Failure {
+            stage: "gates".into(),
+            starving_gate: starving,
+            message: format!(
+                "only {} of {} candidates passed the gates after refill; {need} (2K) are needed{}",
+                approved.len(),
+                all.len(),
+                starving.map(|g| format!("; the gate that removed the most was `{}`", g.name())).unwrap_or_default()
+            ),
+        });
+        report.candidates = entries;
+        report.timings = timings;
+        return Ok(Outcome::Failed { report: Box::new(report) });
+    }
+
+    // Natural-mention priors.
+    let facts_text: Vec<&str> = approved.iter().map(|a| a.candidate.text.as_str()).collect();
+    let q: Vec<Vec<f64>> = match &controls {
+        Some((src, list)) => {
+            let texts: Vec<String> = list.iter().map(|(_, t)| t.clone()).collect();
+            let q = priors::coverage(&nli, &facts_text, &texts, &mut |d, t| progress("priors", d, t))?;
+            report.priors = Some(Priors {
+                source: src.clone(),
+                controls: list.iter().map(|(n, _)| n.clone()).collect(),
+                tau_mention: TAU_MENTION,
+                note: format!("r_f from {} selection-only controls, add-one smoothing", list.len()),
+            });
+            q
+        }
+        None => {
+            report.priors = Some(Priors {
+                source: "none".into(),
+                controls: Vec::new(),
+                tau_mention: TAU_MENTION,
+                note: "no controls and no LLM: r_f = 1/2 for every fact, so rarity does not inform selection or pairing".into(),
+            });
+            vec![Vec::new(); approved.len()]
+        }
+    };
+    lap("priors", &mut timings);
+    let attrs: Vec<FactAttrs> = approved
+        .iter()
+        .zip(&q)
+        .map(|(a, q)| fact_attrs(a, q))
+        .collect();
+
+    // Selection.
+    let picks = mmr_select(&attrs, need, MMR_LAMBDA);
+    let index_of: HashMap<&str, usize> =
+        all.iter().enumerate().map(|(i, c)| (c.id.as_str(), i)).collect();
+    for (a, f) in approved.iter().zip(&attrs) {
+        let e = &mut entries[index_of[a.candidate.id.as_str()]];
+        e.r = Some(f.r);
+        e.utility = Some(utility(f));
+        if !f.q.is_empty() {
+            e.q = Some(f.q.clone());
+        }
+    }
+    for (rank, p) in picks.iter().enumerate() {
+        entries[index_of[attrs[p.index].id.as_str()]].selected_rank = Some(rank + 1);
+        report.selection.push(SelectionEntry {
+            rank: rank + 1,
+            id: attrs[p.index].id.clone(),
+            utility: p.utility,
+            max_redundancy: p.max_redundancy,
+            mmr_score: p.score,
+        });
+    }
+    let chosen: Vec<FactAttrs> = picks.iter().map(|p| attrs[p.index].clone()).collect();
+    let chosen_approved: Vec<&Approved> = picks.iter().map(|p| &approved[p.index]).collect();
+    lap("selection", &mut timings);
+
+    // Directed entailment among the 2K chosen facts.
+    let mut pairs = Vec::new();
+    for a in &chosen {
+        for b in &chosen {
+            if a.id != b.id {
+                pairs.push(NliPair { premise: &a.text, hypothesis: &b.text });
+            }
+        }
+    }
+    let e = scoring::entailment(&nli, &pairs, &mut |d, t| progress("pair entailment", d, t))?;
+    let mut entail = vec![vec![0.0; need]; need];
+    let mut it = e.into_iter();
+    for (a, row) in entail.iter_mut().enumerate() {
+        for (b, cell) in row.iter_mut().enumerate() {
+            if a != b {
+                *cell = it.next().unwrap_or(0.0);
+            }
+        }
+    }
+    lap("pair entailment", &mut timings);
+
+    // Codeword and joint assignment.
+    let codeword = balanced_codeword(k, &codeword_key, &doc.sha256)?;
+    let slots = default_slots(k);
+    let result = assign::assign(&AssignInput {
+        facts: &chosen,
+        entail: &entail,
+        codeword: &codeword,
+        slots: &slots,
+        seed,
+    })?;
+    lap("assignment", &mut timings);
+
+    let mut positions = Vec::new();
+    let mut pos_entries = Vec::new();
+    for (j, ap) in result.positions.iter().enumerate() {
+        let bit = codeword[j];
+        let [f0, f1] = ap.facts;
+        let to_fact = |i: usize| {
+            let a = chosen_approved[i];
+            Fact {
+                id: a.candidate.id.clone(),
+                text: a.candidate.text.clone(),
+                quote: a.candidate.quote.clone(),
+                page: Some(a.page),
+                unit: entries[index_of[a.candidate.id.as_str()]].gates.unit.clone(),
+            }
+        };
+        let slot = &slots[ap.slot];
+        positions.push(Position { index: j, slot: slot.id.clone(), facts: [to_fact(f0), to_fact(f1)] });
+        let (sel, other) = if bit == 0 { (f0, f1) } else { (f1, f0) };
+        pos_entries.push(PositionEntry {
+            index: j,
+            slot: slot.id.clone(),
+            slot_label: slot.label.clone(),
+            facts: [chosen[f0].id.clone(), chosen[f1].id.clone()],
+            bit,
+            selected: chosen[sel].id.clone(),
+            selected_text: chosen[sel].text.clone(),
+            pair_cost: assign::pair_cost(&chosen[f0], &chosen[f1]),
+            implication: entail[sel][other],
+        });
+    }
+    let obj = |o: &assign::Objective| Objective { total: o.total, a: o.a, p: o.p, h: o.h };
+    report.assignment = Some(AssignmentInfo {
+        objective: obj(&result.objective),
+        initial: obj(&result.initial),
+        seed,
+        positions: pos_entries,
+    });
+    report.codeword = codeword.clone();
+    let mut decoding = DecodingParams::exact12();
+    decoding.o_min = (2 * k).div_ceil(3);
+    let bundle = Bundle {
+        format: BUNDLE_FORMAT.into(),
+        format_version: BUNDLE_VERSION.into(),
+        document: Document { title, sha256: doc.sha256.clone(), pages: doc.pages },
+        k,
+        positions,
+        codeword,
+        decoding,
+        model,
+        provenance: Some(serde_json::json!({
+            "builder": format!("semtrace {}", env!("CARGO_PKG_VERSION")),
+            "mode": report.mode,
+            "codeword": codeword_source,
+            "embedder": report.embedder,
+            "priors": report.priors.as_ref().map(|p| p.source.clone()),
+            "candidates": all.len(),
+            "approved": approved.len(),
+        })),
+    };
+    bundle.validate()?;
+    report.status = "ok".into();
+    report.candidates = entries;
+    report.timings = timings;
+    Ok(Outcome::Built { bundle: Box::new(bundle), report: Box::new(report) })
+}
+
+fn fact_attrs(a: &Approved, q: &[f64]) -> FactAttrs {
+    let at = &a.candidate.attributes;
+    FactAttrs {
+        id: a.candidate.id.clone(),
+        text: a.candidate.text.clone(),
+        e: a.e,
+        i: at.importance,
+        v: at.verifiability,
+        n: at.naturalness,
+        r: mention_rate(q, TAU_MENTION),
+        q: q.to_vec(),
+        category: at.category.clone(),
+        sentiment: at.sentiment,
+        rating_impact: at.rating_impact,
+    }
+}

@@ -1,0 +1,72 @@
+//! Natural-mention priors from selection-only control reviews.
+//!
+//! q_{f,k} is the largest NLI entailment of fact f over the 2-sentence windows of control k
+//! (the detector's own windowing, at most 128 windows); r_f = (#{k: q_{f,k} ≥ 0.52} + 1)/(N + 2).
+
+use std::fs;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use semtrace_core::nli::{NliPair, NliScorer};
+use semtrace_core::segment;
+
+use super::scoring;
+use crate::exit::InputError;
+
+/// Control reviews from a directory: its .txt/.md files, sorted by name.
+pub fn read_controls_dir(dir: &Path) -> Result<Vec<(String, String)>> {
+    let rd = fs::read_dir(dir)
+        .map_err(|e| InputError(format!("cannot read --controls {}: {e}", dir.display())))?;
+    let mut files: Vec<_> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "txt" || x == "md"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(InputError(format!("--controls {} has no .txt or .md files", dir.display())).into());
+    }
+    let mut out = Vec::new();
+    for f in files {
+        let bytes = fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| InputError(format!("control {} is not UTF-8 text", f.display())))?;
+        if text.trim().is_empty() {
+            return Err(InputError(format!("control {} is empty", f.display())).into());
+        }
+        let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        out.push((name, text));
+    }
+    Ok(out)
+}
+
+/// q[f][k] for every fact and control.
+pub fn coverage(
+    nli: &dyn NliScorer,
+    facts: &[&str],
+    controls: &[String],
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Vec<Vec<f64>>> {
+    let windows: Vec<Vec<String>> = controls
+        .iter()
+        .map(|c| {
+            let sents = segment::sentences(c);
+            segment::windows(&sents, 2, 128).0.into_iter().map(|w| w.text).collect()
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    let mut owner = Vec::new(); // (fact, control)
+    for (f, fact) in facts.iter().enumerate() {
+        for (k, ws) in windows.iter().enumerate() {
+            for w in ws {
+                pairs.push(NliPair { premise: w, hypothesis: fact });
+                owner.push((f, k));
+            }
+        }
+    }
+    let probs = scoring::entailment(nli, &pairs, progress)?;
+    let mut q = vec![vec![0.0; controls.len()]; facts.len()];
+    for (&(f, k), p) in owner.iter().zip(probs) {
+        q[f][k] = f64::max(q[f][k], p);
+    }
+    Ok(q)
+}

@@ -1,0 +1,243 @@
+//! The build report: every candidate and its fate at every gate, the priors, the selection, the
+//! assignment and timings — as JSON for machines and as a Markdown summary for people.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::candidate::Candidate;
+use super::gates::{Gate, GateRecord};
+use crate::source::ScopeCut;
+
+pub const REPORT_FORMAT: &str = "semtrace-build-report";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentInfo {
+    pub path: String,
+    pub kind: String,
+    pub sha256: String,
+    pub title: String,
+    pub pages: u32,
+    pub units: usize,
+    pub excluded_units: usize,
+    pub cut: Option<ScopeCut>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CandidateEntry {
+    #[serde(flatten)]
+    pub candidate: Candidate,
+    #[serde(flatten)]
+    pub gates: GateRecord,
+    /// Natural-mention rate r_f (approved candidates only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub r: Option<f64>,
+    /// Control coverage q_{f,k} (approved candidates, when there are controls).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub q: Option<Vec<f64>>,
+    /// Utility B(f) (approved candidates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utility: Option<f64>,
+    /// Rank in the MMR selection (selected candidates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selected_rank: Option<usize>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GateCount {
+    pub gate: Gate,
+    pub entered: usize,
+    pub dropped: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Priors {
+    /// "controls-dir", "llm" or "none".
+    pub source: String,
+    pub controls: Vec<String>,
+    pub tau_mention: f64,
+    pub note: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SelectionEntry {
+    pub rank: usize,
+    pub id: String,
+    pub utility: f64,
+    pub max_redundancy: f64,
+    pub mmr_score: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PositionEntry {
+    pub index: usize,
+    pub slot: String,
+    pub slot_label: String,
+    /// Fact ids on side 0 and side 1.
+    pub facts: [String; 2],
+    pub bit: u8,
+    /// The fact the codeword selects (side `bit`).
+    pub selected: String,
+    pub selected_text: String,
+    pub pair_cost: f64,
+    /// E(selected → unselected).
+    pub implication: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Objective {
+    pub total: f64,
+    pub a: f64,
+    pub p: f64,
+    pub h: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AssignmentInfo {
+    pub objective: Objective,
+    pub initial: Objective,
+    pub seed: u64,
+    pub positions: Vec<PositionEntry>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Timing {
+    pub stage: String,
+    pub seconds: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    pub stage: String,
+    /// The gate that removed the most candidates, i.e. the one that starved the pool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub starving_gate: Option<Gate>,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildReport {
+    pub format: String,
+    pub format_version: String,
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    pub builder: String,
+    pub document: DocumentInfo,
+    pub mode: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm: Option<serde_json::Value>,
+    pub model: String,
+    pub model_sha256: String,
+    pub embedder: String,
+    pub k: usize,
+    pub thresholds: serde_json::Value,
+    pub gate_counts: Vec<GateCount>,
+    pub refill: Option<String>,
+    pub priors: Option<Priors>,
+    pub selection: Vec<SelectionEntry>,
+    pub codeword: Vec<u8>,
+    pub codeword_source: String,
+    pub assignment: Option<AssignmentInfo>,
+    pub candidates: Vec<CandidateEntry>,
+    /// Seconds per stage (not in the bundle, so bundles stay byte-for-byte reproducible).
+    pub timings: Vec<Timing>,
+}
+
+fn esc(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The readable summary.
+pub fn markdown(r: &BuildReport) -> String {
+    let mut s = String::new();
+    let d = &r.document;
+    let _ = writeln!(s, "# SemTrace build report: {}\n", esc(&d.title));
+    let _ = writeln!(s, "- status: **{}**", r.status);
+    if let Some(f) = &r.failure {
+        let _ = writeln!(s, "- failed at stage `{}`: {}", f.stage, f.message);
+        if let Some(g) = f.starving_gate {
+            let _ = writeln!(s, "- starving gate: `{}`", g.name());
+        }
+    }
+    let _ = writeln!(s, "- document: `{}` ({}, {} pages, sha256 `{}`)", d.path, d.kind, d.pages, d.sha256);
+    let _ = writeln!(s, "- retained body: {} evidence units; {} excluded after the cut", d.units, d.excluded_units);
+    match &d.cut {
+        Some(c) => {
+            let _ = writeln!(s, "- scope cut: page {}, at \"{}\" ({})", c.page, esc(&c.heading), c.reason);
+        }
+        None => {
+            let _ = writeln!(s, "- scope cut: none found (whole document retained)");
+        }
+    }
+    let _ = writeln!(s, "- mode: {}; NLI model `{}` (sha256 `{}`); embedder `{}`", r.mode, r.model, r.model_sha256, r.embedder);
+    let _ = writeln!(s, "- K = {}, codeword {} ({})", r.k, r.codeword.iter().map(u8::to_string).collect::<String>(), r.codeword_source);
+    if let Some(p) = &r.priors {
+        let _ = writeln!(s, "- priors: {} — {}", p.source, p.note);
+    }
+    if let Some(x) = &r.refill {
+        let _ = writeln!(s, "- refill: {x}");
+    }
+    let _ = writeln!(s, "\n## Gates\n\n| gate | entered | dropped |\n|---|---:|---:|");
+    for g in &r.gate_counts {
+        let _ = writeln!(s, "| {} | {} | {} |", g.gate.name(), g.entered, g.dropped);
+    }
+    if let Some(a) = &r.assignment {
+        let _ = writeln!(
+            s,
+            "\n## Positions\n\nObjective 8A + P + H = {:.3} (A {:.3}, P {:.3}, H {:.3}); matching start {:.3}.\n",
+            a.objective.total, a.objective.a, a.objective.p, a.objective.h, a.initial.total
+        );
+        let _ = writeln!(s, "| # | slot | bit | selected fact | other side | pair cost | E(sel→other) |\n|---:|---|---:|---|---|---:|---:|");
+        for p in &a.positions {
+            let other = &p.facts[1 - p.bit as usize];
+            let other_text = r
+                .candidates
+                .iter()
+                .find(|c| &c.candidate.id == other)
+                .map(|c| c.candidate.text.as_str())
+                .unwrap_or("");
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} ({}) | {} ({}) | {:.3} | {:.2} |",
+                p.index,
+                esc(&p.slot_label),
+                p.bit,
+                esc(&p.selected_text),
+                p.selected,
+                esc(other_text),
+                other,
+                p.pair_cost,
+                p.implication
+            );
+        }
+    }
+    if !r.selection.is_empty() {
+        let _ = writeln!(s, "\n## Selection (MMR, λ = 1.2)\n\n| rank | fact | B(f) | max R | score |\n|---:|---|---:|---:|---:|");
+        for e in &r.selection {
+            let _ = writeln!(s, "| {} | {} | {:.3} | {:.3} | {:.3} |", e.rank, e.id, e.utility, e.max_redundancy, e.mmr_score);
+        }
+    }
+    let _ = writeln!(s, "\n## Candidates\n\n| id | unit | origin | outcome | e | fact |\n|---|---|---|---|---:|---|");
+    for c in &r.candidates {
+        let outcome = if let Some(rank) = c.selected_rank {
+            format!("selected #{rank}")
+        } else if c.gates.kept {
+            "approved".to_string()
+        } else {
+            format!(
+                "dropped: {} — {}{}",
+                c.gates.dropped_by.map(Gate::name).unwrap_or("?"),
+                c.gates.reason.as_deref().unwrap_or(""),
+                c.gates.duplicate_of.as_deref().map(|d| format!(" (of {d})")).unwrap_or_default()
+            )
+        };
+        let e = c.gates.source_entailment.map(|e| format!("{e:.2}")).unwrap_or_default();
+        let _ = writeln!(s, "| {} | {} | {} | {} | {} | {} |", c.candidate.id, c.gates.unit, c.candidate.origin, esc(&outcome), e, esc(&c.candidate.text));
+    }
+    let _ = writeln!(s, "\n## Timings\n\n| stage | seconds |\n|---|---:|");
+    for t in &r.timings {
+        let _ = writeln!(s, "| {} | {:.1} |", t.stage, t.seconds);
+    }
+    s
+}

@@ -1,0 +1,112 @@
+//! Exact-quotation support: is a fact's supporting quotation really in the source?
+//!
+//! The gate is frozen and strict. Normalisation is limited to what text extraction itself
+//! changes — whitespace, hyphenation at line ends and typographic ligatures — so a quotation
+//! with a changed word, number or punctuation mark is rejected.
+
+/// Expand the Unicode ligatures PDF text layers use (ﬁ → fi, ...).
+fn push_expanded(c: char, out: &mut String) {
+    match c {
+        '\u{FB00}' => out.push_str("ff"),
+        '\u{FB01}' => out.push_str("fi"),
+        '\u{FB02}' => out.push_str("fl"),
+        '\u{FB03}' => out.push_str("ffi"),
+        '\u{FB04}' => out.push_str("ffl"),
+        '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
+        // Soft hyphens only ever mark a possible break.
+        '\u{00AD}' => {}
+        _ => out.push(c),
+    }
+}
+
+/// The normal form both sides are compared in: ligatures expanded, a hyphen followed by
+/// whitespace between two letters removed with the whitespace ("exam- ple" → "example"), and every
+/// run of whitespace collapsed to one space, trimmed.
+pub fn normalize(text: &str) -> String {
+    let mut expanded = String::with_capacity(text.len());
+    for c in text.chars() {
+        push_expanded(c, &mut expanded);
+    }
+    let chars: Vec<char> = expanded.chars().collect();
+    let mut out = String::with_capacity(expanded.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '-' && i > 0 && chars[i - 1].is_alphabetic() {
+            // A line-end hyphen: '-', whitespace containing a newline or a single space, then a
+            // lowercase letter (a hyphenated word continues in lowercase).
+            let mut j = i + 1;
+            while j < chars.len() && chars[j].is_whitespace() {
+                j += 1;
+            }
+            if j > i + 1 && j < chars.len() && chars[j].is_lowercase() {
+                i = j;
+                continue;
+            }
+        }
+        if c.is_whitespace() {
+            if !out.is_empty() && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else {
+            out.push(c);
+        }
+        i += 1;
+    }
+    if out.ends_with(' ') {
+        out.pop();
+    }
+    out
+}
+
+/// Number of whitespace-separated words.
+pub fn word_count(text: &str) -> usize {
+    text.split_whitespace().count()
+}
+
+/// Does `quote` occur in `source` after normalising both? Empty quotes never match.
+pub fn contains(source: &str, quote: &str) -> bool {
+    let q = normalize(quote);
+    !q.is_empty() && normalize(source).contains(&q)
+}
+
+/// Byte range of the normalised quote inside the normalised source, if found.
+pub fn find(normalized_source: &str, quote: &str) -> Option<(usize, usize)> {
+    let q = normalize(quote);
+    if q.is_empty() {
+        return None;
+    }
+    normalized_source.find(&q).map(|s| (s, s + q.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitespace_hyphenation_and_ligatures_are_normalised() {
+        let src = "The model is trained on the ﬁve largest bench-\nmark  datasets\nin two days.";
+        assert!(contains(src, "trained on the five largest benchmark datasets"));
+        assert!(contains(src, "the ﬁve largest bench- mark datasets in two"));
+        assert_eq!(normalize("  a\t b\n\nc "), "a b c");
+    }
+
+    #[test]
+    fn changed_words_numbers_or_punctuation_are_rejected() {
+        let src = "BLEU improves by 2.0 points on WMT 2014, at a fraction of the cost.";
+        assert!(contains(src, "improves by 2.0 points on WMT 2014"));
+        assert!(!contains(src, "improves by 2.1 points on WMT 2014"));
+        assert!(!contains(src, "improves by 2.0 points on WMT 2014."));
+        assert!(!contains(src, "Improves by 2.0 points on WMT 2014"));
+        assert!(!contains(src, ""));
+        assert!(!contains(src, "   "));
+    }
+
+    #[test]
+    fn real_hyphenated_compounds_survive() {
+        // Not a line-end hyphen: followed by a letter directly, or by an uppercase word.
+        assert_eq!(normalize("state-of-the-art"), "state-of-the-art");
+        assert_eq!(normalize("pre- Transformer"), "pre- Transformer");
+        assert!(contains("a state-of-the-art model", "state-of-the-art model"));
+    }
+}

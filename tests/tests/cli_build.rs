@@ -1,0 +1,202 @@
+//! `semtrace build` end to end in offline mode: a real paper PDF, the real default NLI model and
+//! the real sentence embedder; validity, auditability, reproducibility and failure behaviour.
+
+use std::fs;
+use std::path::Path;
+
+use semtrace_core::bundle::Bundle;
+use semtrace_e2e::*;
+
+fn attention_pdf() -> std::path::PathBuf {
+    shared().join("corpus/papers-with-reviews/attention.pdf")
+}
+
+fn pdftotext(pdf: &Path) -> String {
+    let out = std::process::Command::new("pdftotext")
+        .args(["-layout"])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .expect("pdftotext (poppler-utils) is installed");
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn build(paper: &Path, out: &Path, extra: &[&str], home: &Path) -> std::process::Output {
+    let emb = embedder_dir();
+    let mut args = vec![
+        "build",
+        paper.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--embedder",
+        emb.to_str().unwrap(),
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    semtrace(&args, home, None)
+}
+
+fn read_json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .unwrap()
+}
+
+#[test]
+fn offline_build_of_a_real_pdf_is_valid_auditable_and_reproducible() {
+    let dir = temp_dir("build-attention");
+    let home = dir.join("home");
+    let secret = dir.join("venue.secret");
+    fs::write(&secret, b"venue secret for the e2e test").unwrap();
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let o = build(&attention_pdf(), &a, &["--secret-file", secret.to_str().unwrap(), "--json"], &home);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}\nstdout: {}", stderr(&o), stdout(&o));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("--json prints JSON");
+    assert_eq!(summary["status"], "ok");
+
+    // The bundle: valid, schema-conformant, K = 12 balanced, the default model's hash.
+    let text = fs::read_to_string(a.join("bundle.json")).unwrap();
+    let bundle = Bundle::from_json(&text).expect("a valid bundle");
+    let schema: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(root().join("schema/bundle-v1.schema.json")).unwrap()).unwrap();
+    let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&instance).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "schema errors: {errors:?}");
+    assert_eq!(bundle.k, 12);
+    assert_eq!(bundle.codeword.iter().filter(|&&c| c == 1).count(), 6);
+    let model_sha = semtrace_core::sha256_hex(&fs::read(default_model().join("model.onnx")).unwrap());
+    assert_eq!(bundle.model.sha256, model_sha);
+    let mut slots: Vec<&str> = bundle.positions.iter().map(|p| p.slot.as_str()).collect();
+    slots.sort();
+    slots.dedup();
+    assert_eq!(slots.len(), 12, "every position has its own slot: {slots:?}");
+    assert_eq!(slots.iter().filter(|s| s.starts_with("summary")).count(), 4);
+
+    // Every fact's quotation is really in the paper, as poppler reads it.
+    let poppler = pdftotext(&attention_pdf());
+    let mut ids = Vec::new();
+    for p in &bundle.positions {
+        for f in &p.facts {
+            let words = f.text.split_whitespace().count();
+            assert!((12..=35).contains(&words), "{}: {words} words", f.id);
+            assert!(f.quote.split_whitespace().count() >= 5);
+            assert!(semtrace_core::quote::contains(&poppler, &f.quote), "quote of {} not in pdftotext output: {}", f.id, f.quote);
+            ids.push(f.id.clone());
+        }
+    }
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 24, "24 distinct facts");
+
+    // The report: every candidate with its fate, gate counts that add up, the cut, timings.
+    let report = read_json(&a.join("report.json"));
+    assert_eq!(report["status"], "ok");
+    let cands = report["candidates"].as_array().unwrap();
+    assert!(cands.len() >= 24);
+    for c in cands {
+        let kept = c["kept"].as_bool().unwrap();
+        assert!(kept || (c["dropped_by"].is_string() && c["reason"].is_string()), "{c}");
+    }
+    let selected = cands.iter().filter(|c| c["selected_rank"].is_u64()).count();
+    assert_eq!(selected, 24);
+    let counts = report["gate_counts"].as_array().unwrap();
+    let dropped: u64 = counts.iter().map(|g| g["dropped"].as_u64().unwrap()).sum();
+    let kept = cands.iter().filter(|c| c["kept"] == true).count() as u64;
+    assert_eq!(dropped + kept, cands.len() as u64);
+    assert!(report["document"]["cut"]["heading"].as_str().unwrap().to_lowercase().contains("reference"));
+    assert_eq!(report["priors"]["source"], "none");
+    assert!(report["timings"].as_array().unwrap().len() >= 5);
+    let md = fs::read_to_string(a.join("report.md")).unwrap();
+    assert!(md.contains("## Positions") && md.contains("## Gates") && md.contains("scope cut"));
+    for id in &ids {
+        assert!(md.contains(id.as_str()));
+    }
+
+    // Same inputs and secret: the same bundle, byte for byte.
+    let o = build(&attention_pdf(), &b, &["--secret-file", secret.to_str().unwrap()], &home);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(text, fs::read_to_string(b.join("bundle.json")).unwrap());
+    // ... and --out refuses to overwrite without --force.
+    let o = build(&attention_pdf(), &b, &["--secret-file", secret.to_str().unwrap()], &home);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--force"));
+}
+
+#[test]
+fn a_document_with_too_few_facts_fails_and_names_the_gate() {
+    let dir = temp_dir("build-starved");
+    let paper = dir.join("tiny.md");
+    fs::write(
+        &paper,
+        "# A tiny note\n\nThe proposed encoder uses six identical layers, each with a multi-head attention sub-layer and a feed-forward network.\n\n\
+         The model was trained on the standard WMT 2014 English-German dataset of about 4.5 million sentence pairs.\n\n\
+         Our method significantly outperforms every previously published state-of-the-art model by a very large and impressive margin.\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = build(&paper, &out, &["--json"], &dir.join("home"));
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    assert!(!out.join("bundle.json").exists(), "no bundle for a failed build");
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(report["status"], "failed");
+    let gate = report["failure"]["starving_gate"].as_str().expect("the report names the gate");
+    assert!(["structure", "quote", "neutrality", "source-nli", "near-duplicate", "semantic-duplicate"].contains(&gate));
+    assert!(report["failure"]["message"].as_str().unwrap().contains("24"));
+    // The over-positive sentence is on record as dropped by the neutrality gate.
+    let cands = report["candidates"].as_array().unwrap();
+    assert!(cands.iter().any(|c| c["dropped_by"] == "neutrality"), "{cands:?}");
+}
+
+#[test]
+fn unusable_inputs_are_refused_before_anything_is_written() {
+    let dir = temp_dir("build-bad");
+    let home = dir.join("home");
+    let junk = dir.join("junk.pdf");
+    fs::write(&junk, b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage without xref").unwrap();
+    let out = dir.join("out");
+    let o = build(&junk, &out, &[], &home);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(!out.exists(), "nothing written for a malformed PDF");
+    let o = build(&attention_pdf(), &out, &["--k", "7"], &home);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("even"), "{}", stderr(&o));
+    let o = build(&attention_pdf(), &out, &["--controls", dir.join("missing").to_str().unwrap()], &home);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(!out.exists());
+}
+
+#[test]
+fn supplied_controls_set_the_natural_mention_priors() {
+    // A real paper's text with its real human reviews as the selection-only controls.
+    let paper = &corpus_papers(1)[0];
+    let dir = temp_dir("build-controls");
+    let src = dir.join("paper.md");
+    fs::write(&src, &paper.paper_text).unwrap();
+    let controls = dir.join("controls");
+    fs::create_dir_all(&controls).unwrap();
+    for (i, r) in paper.reviews.iter().take(3).enumerate() {
+        fs::write(controls.join(format!("control-{i}.md")), r).unwrap();
+    }
+    let out = dir.join("out");
+    let o = build(&src, &out, &["--controls", controls.to_str().unwrap(), "--k", "6"], &dir.join("home"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report = read_json(&out.join("report.json"));
+    assert_eq!(report["priors"]["source"], "controls-dir");
+    assert_eq!(report["priors"]["controls"].as_array().unwrap().len(), 3);
+    let approved: Vec<&serde_json::Value> = report["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kept"] == true)
+        .collect();
+    for c in &approved {
+        let q = c["q"].as_array().expect("q per control");
+        assert_eq!(q.len(), 3);
+        let hits = q.iter().filter(|x| x.as_f64().unwrap() >= 0.52).count() as f64;
+        let r = c["r"].as_f64().unwrap();
+        assert!((r - (hits + 1.0) / 5.0).abs() < 1e-9, "r = (hits+1)/(N+2): {c}");
+    }
+    let bundle = Bundle::from_json(&fs::read_to_string(out.join("bundle.json")).unwrap()).unwrap();
+    assert_eq!(bundle.k, 6);
+}
