@@ -5,8 +5,8 @@
 //! choices. Position j carries codeword bit c_j and holds an ordered pair (f⁰_j, f¹_j) and a
 //! slot; the *selected* fact is f^{c_j} (the one the carrier asks for), the other is
 //! *unselected*.
-//! - C_pair(f, g) = 3(|r_f − r_g| + |i_f − i_g| + |n_f − n_g|) + 2·C_co(f, g) + 2·R(f, g)
-//!   + 0.2·1[cat_f ≠ cat_g], with C_co from [`super::priors::co_coverage`] at τ_mention and R
+//! - C_pair(f, g) = 3(|r_f − r_g| + |i_f − i_g| + |n_f − n_g|) + 2·C_co(f, g) + 2·R(f, g) +
+//!   0.2·1[cat_f ≠ cat_g], with C_co from [`super::priors::co_coverage`] at τ_mention and R
 //!   from [`super::select::redundancy`]: alternatives of one bit should be equally likely to
 //!   be mentioned spontaneously and should not travel together.
 //! - ρ(a → b) = max(0, E(a → b) − 0.52) / (1 − 0.52), E = NLI P(premise a ⊨ hypothesis b):

@@ -648,6 +648,8 @@ mod tests {
         best
     }
 
+    // Filling both triangles needs both indices.
+    #[allow(clippy::needless_range_loop)]
     fn symmetric(n: usize, mut f: impl FnMut(usize, usize) -> f64) -> Vec<Vec<f64>> {
         let mut c = vec![vec![0.0; n]; n];
         for i in 0..n {
