@@ -701,6 +701,46 @@ mod tests {
         }
     }
 
+    /// Exact optimum by DP over subsets (pair the lowest free node), for n up to ~20.
+    fn subset_dp(cost: &[Vec<f64>]) -> f64 {
+        let n = cost.len();
+        let full = (1usize << n) - 1;
+        let mut best = vec![f64::INFINITY; 1 << n];
+        best[0] = 0.0;
+        for mask in 1..=full {
+            if mask.count_ones() % 2 == 1 {
+                continue;
+            }
+            let a = mask.trailing_zeros() as usize;
+            let rest = mask & !(1 << a);
+            let mut m = f64::INFINITY;
+            for b in a + 1..n {
+                if rest & (1 << b) != 0 {
+                    m = m.min(cost[a][b] + best[rest & !(1 << b)]);
+                }
+            }
+            best[mask] = m;
+        }
+        best[full]
+    }
+
+    #[test]
+    fn agrees_with_subset_dp_on_14_and_16_nodes() {
+        let mut rng = Xoshiro256::seed_from_u64(31);
+        for n in [14, 16] {
+            for case in 0..20 {
+                let cost = if case % 2 == 0 {
+                    symmetric(n, |_, _| rng.next_f64())
+                } else {
+                    symmetric(n, |_, _| rng.below(4) as f64)
+                };
+                let pairs = min_weight_perfect_matching(n, &cost);
+                check_perfect(n, &pairs);
+                assert!((total(&cost, &pairs) - subset_dp(&cost)).abs() <= 1e-8);
+            }
+        }
+    }
+
     #[test]
     fn negative_and_shifted_costs() {
         let mut rng = Xoshiro256::seed_from_u64(5);
