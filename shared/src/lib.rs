@@ -7,8 +7,11 @@
 //! - [`nli`]: the NLI scorer trait and the tract-onnx cross-encoder engine;
 //! - [`decode`]: per-position 0/1/erasure decisions, the assigned-code score and p-value;
 //! - [`quote`]: exact-quotation matching under the builder's frozen normalisation;
-//! - [`detect`]: glue that runs a scorer over windows × facts and produces a [`report::Report`].
+//! - [`detect`]: glue that runs a scorer over windows × facts and produces a [`report::Report`];
+//! - [`build`]: the builder's deterministic optimisation core (mention priors, MMR fact selection,
+//!   balanced codeword, blossom matching, pairing/orientation/slot assignment).
 
+pub mod build;
 pub mod bundle;
 pub mod decode;
 pub mod detect;
