@@ -152,10 +152,12 @@ pub struct BenchArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Offline mode (no --llm-url): candidates are extractive sentences of the paper with \
+#[command(
+    after_help = "Offline mode (no --llm-url): candidates are extractive sentences of the paper with \
 heuristic attributes; with no --controls, every fact's natural-mention rate is 1/2 and the report says so.\n\n\
 Exit codes: 0 bundle written; 3 bad input (unreadable, encrypted or image-only PDF, bad controls); \
-4 model error; 5 file system or network error; 6 too few facts passed the gates (report.json names the gate).")]
+4 model error; 5 file system or network error; 6 too few facts passed the gates (report.json names the gate)."
+)]
 pub struct BuildArgs {
     /// The paper: a PDF, or a plain-text/Markdown file.
     pub paper: PathBuf,

@@ -28,7 +28,10 @@ pub struct Stages {
 
 impl Stages {
     pub fn new(quiet: bool) -> Self {
-        Stages { quiet, current: None }
+        Stages {
+            quiet,
+            current: None,
+        }
     }
 
     pub fn set(&mut self, stage: &str, done: usize, total: usize) {

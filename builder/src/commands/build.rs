@@ -35,8 +35,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 fn codeword_key(secret: Option<&PathBuf>) -> Result<(Vec<u8>, String)> {
     match secret {
         Some(p) => {
-            let key = fs::read(p)
-                .map_err(|e| InputError(format!("cannot read --secret-file {}: {e}", p.display())))?;
+            let key = fs::read(p).map_err(|e| {
+                InputError(format!("cannot read --secret-file {}: {e}", p.display()))
+            })?;
             if key.is_empty() {
                 return Err(InputError(format!("--secret-file {} is empty", p.display())).into());
             }
@@ -44,7 +45,8 @@ fn codeword_key(secret: Option<&PathBuf>) -> Result<(Vec<u8>, String)> {
         }
         None => {
             let mut key = vec![0u8; 32];
-            getrandom::getrandom(&mut key).context("reading OS randomness for the codeword")?;
+            getrandom::getrandom(&mut key)
+                .map_err(|e| anyhow::anyhow!("reading OS randomness for the codeword: {e}"))?;
             Ok((key, "random (no --secret-file): not reproducible".into()))
         }
     }
@@ -68,7 +70,10 @@ pub fn run(args: BuildArgs) -> Result<i32> {
     let doc = source::load(&args.paper)
         .map_err(|e| InputError(format!("{}: {e}", args.paper.display())))?;
     let controls = match &args.controls {
-        Some(dir) => Some(("controls-dir".to_string(), pipeline::priors::read_controls_dir(dir)?)),
+        Some(dir) => Some((
+            "controls-dir".to_string(),
+            pipeline::priors::read_controls_dir(dir)?,
+        )),
         None => None,
     };
     stages.set("loading models", 0, 1);
@@ -85,19 +90,21 @@ pub fn run(args: BuildArgs) -> Result<i32> {
 
     let (initial, reserve) = offline::extract(&doc.units, args.initial_candidates);
     let mut reserve = Some(reserve);
-    let mut refill = |uncovered: &[source::EvidenceUnit]| -> Result<Vec<pipeline::candidate::Candidate>> {
-        let ids: std::collections::HashSet<&str> = uncovered.iter().map(|u| u.id.as_str()).collect();
-        Ok(reserve
-            .take()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|c| ids.contains(c.unit.as_str()))
-            .map(|mut c| {
-                c.origin = "offline-refill".into();
-                c
-            })
-            .collect())
-    };
+    let mut refill =
+        |uncovered: &[source::EvidenceUnit]| -> Result<Vec<pipeline::candidate::Candidate>> {
+            let ids: std::collections::HashSet<&str> =
+                uncovered.iter().map(|u| u.id.as_str()).collect();
+            Ok(reserve
+                .take()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|c| ids.contains(c.unit.as_str()))
+                .map(|mut c| {
+                    c.origin = "offline-refill".into();
+                    c
+                })
+                .collect())
+        };
     let mut tick = |stage: &str, done: usize, total: usize| stages.set(stage, done, total);
     let outcome = pipeline::run(pipeline::BuildInput {
         doc: &doc,
@@ -125,15 +132,22 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         Outcome::Built { bundle, report } => (report, Some(bundle)),
         Outcome::Failed { report } => (report, None),
     };
-    write_atomic(&out.join(REPORT_FILE), serde_json::to_string_pretty(&report)?.as_bytes())?;
-    write_atomic(&out.join(REPORT_MD_FILE), pipeline::report::markdown(&report).as_bytes())?;
+    write_atomic(
+        &out.join(REPORT_FILE),
+        serde_json::to_string_pretty(&report)?.as_bytes(),
+    )?;
+    write_atomic(
+        &out.join(REPORT_MD_FILE),
+        pipeline::report::markdown(&report).as_bytes(),
+    )?;
     match &bundle {
         Some(b) => write_atomic(&out.join(BUNDLE_FILE), b.to_json_pretty().as_bytes())?,
         None => {
             // A stale bundle next to a failed report would be mistaken for this build's.
             let stale = out.join(BUNDLE_FILE);
             if stale.exists() {
-                fs::remove_file(&stale).with_context(|| format!("removing stale {}", stale.display()))?;
+                fs::remove_file(&stale)
+                    .with_context(|| format!("removing stale {}", stale.display()))?;
             }
         }
     }
@@ -156,14 +170,22 @@ pub fn run(args: BuildArgs) -> Result<i32> {
     } else {
         print!("{}", summary_text(&report, out, bundle.is_some()));
     }
-    Ok(if bundle.is_some() { exit::OK } else { exit::BUILD_FAILED })
+    Ok(if bundle.is_some() {
+        exit::OK
+    } else {
+        exit::BUILD_FAILED
+    })
 }
 
 fn summary_text(r: &pipeline::report::BuildReport, out: &Path, built: bool) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let d = &r.document;
-    let _ = writeln!(s, "document: {} ({} pages, {} units kept, {} excluded)", d.title, d.pages, d.units, d.excluded_units);
+    let _ = writeln!(
+        s,
+        "document: {} ({} pages, {} units kept, {} excluded)",
+        d.title, d.pages, d.units, d.excluded_units
+    );
     if let Some(c) = &d.cut {
         let _ = writeln!(s, "scope:    cut at \"{}\" on page {}", c.heading, c.page);
     }
@@ -178,19 +200,51 @@ fn summary_text(r: &pipeline::report::BuildReport, out: &Path, built: bool) -> S
         let _ = writeln!(s, "priors:   {}", p.note);
     }
     if built {
-        let _ = writeln!(s, "codeword: {} ({})", r.codeword.iter().map(u8::to_string).collect::<String>(), r.codeword_source);
+        let _ = writeln!(
+            s,
+            "codeword: {} ({})",
+            r.codeword.iter().map(u8::to_string).collect::<String>(),
+            r.codeword_source
+        );
         if let Some(a) = &r.assignment {
-            let _ = writeln!(s, "objective 8A+P+H = {:.3} (from {:.3})", a.objective.total, a.initial.total);
+            let _ = writeln!(
+                s,
+                "objective 8A+P+H = {:.3} (from {:.3})",
+                a.objective.total, a.initial.total
+            );
             for p in &a.positions {
-                let _ = writeln!(s, "  {:>2} {:<12} bit {} {}", p.index, p.slot, p.bit, p.selected_text);
+                let _ = writeln!(
+                    s,
+                    "  {:>2} {:<12} bit {} {}",
+                    p.index, p.slot, p.bit, p.selected_text
+                );
             }
         }
-        let _ = writeln!(s, "wrote {}, {}, {}", out.join(BUNDLE_FILE).display(), out.join(REPORT_FILE).display(), out.join(REPORT_MD_FILE).display());
+        let _ = writeln!(
+            s,
+            "wrote {}, {}, {}",
+            out.join(BUNDLE_FILE).display(),
+            out.join(REPORT_FILE).display(),
+            out.join(REPORT_MD_FILE).display()
+        );
     } else if let Some(f) = &r.failure {
         let _ = writeln!(s, "BUILD FAILED: {}", f.message);
-        let _ = writeln!(s, "wrote {} and {} (no bundle)", out.join(REPORT_FILE).display(), out.join(REPORT_MD_FILE).display());
+        let _ = writeln!(
+            s,
+            "wrote {} and {} (no bundle)",
+            out.join(REPORT_FILE).display(),
+            out.join(REPORT_MD_FILE).display()
+        );
     }
     let total: f64 = r.timings.iter().map(|t| t.seconds).sum();
-    let _ = writeln!(s, "time:     {total:.1} s ({})", r.timings.iter().map(|t| format!("{} {:.1}", t.stage, t.seconds)).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        s,
+        "time:     {total:.1} s ({})",
+        r.timings
+            .iter()
+            .map(|t| format!("{} {:.1}", t.stage, t.seconds))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     s
 }

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use anyhow::Result;
-use semtrace_core::build::assign::{self, AssignInput};
+use semtrace_core::build::assign::{self, AssignParams};
 use semtrace_core::build::codeword::balanced_codeword;
 use semtrace_core::build::facts::FactAttrs;
 use semtrace_core::build::priors::{mention_rate, TAU_MENTION};
@@ -46,7 +46,10 @@ pub struct MemoScorer<'a> {
 
 impl<'a> MemoScorer<'a> {
     pub fn new(inner: &'a dyn NliScorer) -> Self {
-        MemoScorer { inner, memo: RefCell::new(HashMap::new()) }
+        MemoScorer {
+            inner,
+            memo: RefCell::new(HashMap::new()),
+        }
     }
 }
 
@@ -110,8 +113,13 @@ pub struct BuildInput<'a> {
 }
 
 pub enum Outcome {
-    Built { bundle: Box<Bundle>, report: Box<BuildReport> },
-    Failed { report: Box<BuildReport> },
+    Built {
+        bundle: Box<Bundle>,
+        report: Box<BuildReport>,
+    },
+    Failed {
+        report: Box<BuildReport>,
+    },
 }
 
 fn thresholds() -> serde_json::Value {
@@ -137,7 +145,11 @@ fn gate_counts(recs: &[GateRecord]) -> Vec<GateCount> {
         .iter()
         .map(|&g| {
             let dropped = recs.iter().filter(|r| r.dropped_by == Some(g)).count();
-            let c = GateCount { gate: g, entered, dropped };
+            let c = GateCount {
+                gate: g,
+                entered,
+                dropped,
+            };
             entered -= dropped;
             c
         })
@@ -165,14 +177,19 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         progress,
     } = input;
     if k < 2 || k % 2 != 0 {
-        return Err(crate::exit::InputError(format!("K = {k}: must be even and at least 2")).into());
+        return Err(
+            crate::exit::InputError(format!("K = {k}: must be even and at least 2")).into(),
+        );
     }
     let need = 2 * k;
     let nli = MemoScorer::new(nli);
     let mut timings = Vec::new();
     let mut clock = Instant::now();
     let mut lap = |stage: &str, timings: &mut Vec<Timing>| {
-        timings.push(Timing { stage: stage.into(), seconds: clock.elapsed().as_secs_f64() });
+        timings.push(Timing {
+            stage: stage.into(),
+            seconds: clock.elapsed().as_secs_f64(),
+        });
         clock = Instant::now();
     };
     let title = doc.title.clone().unwrap_or_else(|| {
@@ -218,7 +235,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     // Candidates and gates, with targeted refill over uncovered units when short.
     let source = Source::new(&doc.units);
     let mut all: Vec<Candidate> = Vec::new();
-    let mut add = |all: &mut Vec<Candidate>, batch: Vec<Candidate>| {
+    let add = |all: &mut Vec<Candidate>, batch: Vec<Candidate>| {
         for mut c in batch {
             c.id = format!("c{:04}", all.len() + 1);
             all.push(c);
@@ -232,8 +249,11 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     if approved.len() < need {
         let before = approved.len();
         let covered: HashSet<&str> = approved.iter().map(|a| a.candidate.unit.as_str()).collect();
-        let covered_by_record: HashSet<String> =
-            recs.iter().filter(|r| r.kept).map(|r| r.unit.clone()).collect();
+        let covered_by_record: HashSet<String> = recs
+            .iter()
+            .filter(|r| r.kept)
+            .map(|r| r.unit.clone())
+            .collect();
         let uncovered: Vec<EvidenceUnit> = doc
             .units
             .iter()
@@ -243,7 +263,8 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         let more = refill(&uncovered)?;
         let n_more = more.len();
         add(&mut all, more);
-        (recs, approved) = gates::run(&all, &source, &nli, embed, &mut |s, d, t| progress(s, d, t))?;
+        (recs, approved) =
+            gates::run(&all, &source, &nli, embed, &mut |s, d, t| progress(s, d, t))?;
         report.refill = Some(format!(
             "{} approved < 2K = {need}: {} more candidates from {} uncovered units; {} approved after refill",
             before,
@@ -280,12 +301,16 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
                 "only {} of {} candidates passed the gates after refill; {need} (2K) are needed{}",
                 approved.len(),
                 all.len(),
-                starving.map(|g| format!("; the gate that removed the most was `{}`", g.name())).unwrap_or_default()
+                starving
+                    .map(|g| format!("; the gate that removed the most was `{}`", g.name()))
+                    .unwrap_or_default()
             ),
         });
         report.candidates = entries;
         report.timings = timings;
-        return Ok(Outcome::Failed { report: Box::new(report) });
+        return Ok(Outcome::Failed {
+            report: Box::new(report),
+        });
     }
 
     // Natural-mention priors.
@@ -293,12 +318,17 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     let q: Vec<Vec<f64>> = match &controls {
         Some((src, list)) => {
             let texts: Vec<String> = list.iter().map(|(_, t)| t.clone()).collect();
-            let q = priors::coverage(&nli, &facts_text, &texts, &mut |d, t| progress("priors", d, t))?;
+            let q = priors::coverage(&nli, &facts_text, &texts, &mut |d, t| {
+                progress("priors", d, t)
+            })?;
             report.priors = Some(Priors {
                 source: src.clone(),
                 controls: list.iter().map(|(n, _)| n.clone()).collect(),
                 tau_mention: TAU_MENTION,
-                note: format!("r_f from {} selection-only controls, add-one smoothing", list.len()),
+                note: format!(
+                    "r_f from {} selection-only controls, add-one smoothing",
+                    list.len()
+                ),
             });
             q
         }
@@ -320,9 +350,12 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         .collect();
 
     // Selection.
-    let picks = mmr_select(&attrs, need, MMR_LAMBDA);
-    let index_of: HashMap<&str, usize> =
-        all.iter().enumerate().map(|(i, c)| (c.id.as_str(), i)).collect();
+    let picks = mmr_select(&attrs, need, MMR_LAMBDA)?;
+    let index_of: HashMap<&str, usize> = all
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
     for (a, f) in approved.iter().zip(&attrs) {
         let e = &mut entries[index_of[a.candidate.id.as_str()]];
         e.r = Some(f.r);
@@ -350,7 +383,10 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     for a in &chosen {
         for b in &chosen {
             if a.id != b.id {
-                pairs.push(NliPair { premise: &a.text, hypothesis: &b.text });
+                pairs.push(NliPair {
+                    premise: &a.text,
+                    hypothesis: &b.text,
+                });
             }
         }
     }
@@ -369,13 +405,11 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     // Codeword and joint assignment.
     let codeword = balanced_codeword(k, &codeword_key, &doc.sha256)?;
     let slots = default_slots(k);
-    let result = assign::assign(&AssignInput {
-        facts: &chosen,
-        entail: &entail,
-        codeword: &codeword,
-        slots: &slots,
+    let params = AssignParams {
         seed,
-    })?;
+        ..AssignParams::default()
+    };
+    let result = assign::assign(&chosen, &entail, &codeword, &slots, &params)?;
     lap("assignment", &mut timings);
 
     let mut positions = Vec::new();
@@ -390,11 +424,18 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
                 text: a.candidate.text.clone(),
                 quote: a.candidate.quote.clone(),
                 page: Some(a.page),
-                unit: entries[index_of[a.candidate.id.as_str()]].gates.unit.clone(),
+                unit: entries[index_of[a.candidate.id.as_str()]]
+                    .gates
+                    .unit
+                    .clone(),
             }
         };
         let slot = &slots[ap.slot];
-        positions.push(Position { index: j, slot: slot.id.clone(), facts: [to_fact(f0), to_fact(f1)] });
+        positions.push(Position {
+            index: j,
+            slot: slot.id.clone(),
+            facts: [to_fact(f0), to_fact(f1)],
+        });
         let (sel, other) = if bit == 0 { (f0, f1) } else { (f1, f0) };
         pos_entries.push(PositionEntry {
             index: j,
@@ -408,7 +449,12 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
             implication: entail[sel][other],
         });
     }
-    let obj = |o: &assign::Objective| Objective { total: o.total, a: o.a, p: o.p, h: o.h };
+    let obj = |o: &assign::Objective| Objective {
+        total: o.total,
+        a: o.a,
+        p: o.p,
+        h: o.h,
+    };
     report.assignment = Some(AssignmentInfo {
         objective: obj(&result.objective),
         initial: obj(&result.initial),
@@ -421,7 +467,11 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     let bundle = Bundle {
         format: BUNDLE_FORMAT.into(),
         format_version: BUNDLE_VERSION.into(),
-        document: Document { title, sha256: doc.sha256.clone(), pages: doc.pages },
+        document: Document {
+            title,
+            sha256: doc.sha256.clone(),
+            pages: doc.pages,
+        },
         k,
         positions,
         codeword,
@@ -441,7 +491,10 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     report.status = "ok".into();
     report.candidates = entries;
     report.timings = timings;
-    Ok(Outcome::Built { bundle: Box::new(bundle), report: Box::new(report) })
+    Ok(Outcome::Built {
+        bundle: Box::new(bundle),
+        report: Box::new(report),
+    })
 }
 
 fn fact_attrs(a: &Approved, q: &[f64]) -> FactAttrs {
@@ -458,5 +511,167 @@ fn fact_attrs(a: &Approved, q: &[f64]) -> FactAttrs {
         category: at.category.clone(),
         sentiment: at.sentiment,
         rating_impact: at.rating_impact,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceKind;
+    use semtrace_core::nli::LexicalStandIn;
+
+    const VOCAB: &[&str] = &[
+        "encoder",
+        "decoder",
+        "attention",
+        "dropout",
+        "optimizer",
+        "tokenizer",
+        "benchmark",
+        "corpus",
+        "ablation",
+        "baseline",
+        "embedding",
+        "regularizer",
+        "scheduler",
+        "vocabulary",
+        "checkpoint",
+        "ensemble",
+        "pipeline",
+        "annotator",
+        "validation",
+        "inference",
+        "gradient",
+        "kernel",
+        "sampler",
+        "lexicon",
+        "parser",
+        "retriever",
+        "ranker",
+        "planner",
+        "critic",
+        "reward",
+        "policy",
+        "memory",
+        "adapter",
+        "router",
+        "expert",
+        "teacher",
+        "student",
+        "codebook",
+        "quantizer",
+        "filter",
+        "graph",
+        "lattice",
+        "cache",
+        "buffer",
+        "index",
+    ];
+
+    /// Units whose sentences share few content words, so they are not duplicates of each other.
+    fn doc() -> SourceDoc {
+        let w = |i: usize| VOCAB[i % VOCAB.len()];
+        let units = (0..20)
+            .map(|i| EvidenceUnit {
+                id: format!("p{}.u1", i + 1),
+                page: i as u32 + 1,
+                section: Some("Method".into()),
+                text: format!(
+                    "The {} {} reaches {} points with the {} {} across {} {} settings in the main study.",
+                    w(2 * i),
+                    w(2 * i + 1),
+                    i + 3,
+                    w(3 * i + 7),
+                    w(5 * i + 11),
+                    w(7 * i + 13),
+                    w(11 * i + 17),
+                ),
+            })
+            .collect();
+        SourceDoc {
+            kind: SourceKind::Text,
+            sha256: "ab".repeat(32),
+            title: Some("Synthetic".into()),
+            pages: 20,
+            units,
+            excluded_units: 0,
+            cut: None,
+        }
+    }
+
+    /// Stand-in embedding for pipeline plumbing (not a model): hashed bag of words.
+    fn bag(texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0f32; 128];
+                for w in t.split_whitespace() {
+                    let h = w
+                        .bytes()
+                        .fold(5u32, |h, b| h.wrapping_mul(33) ^ u32::from(b));
+                    v[(h % 128) as usize] += 1.0;
+                }
+                v
+            })
+            .collect())
+    }
+
+    fn build_once(k: usize) -> Outcome {
+        let d = doc();
+        let (initial, _) = offline::extract(&d.units, 100);
+        let mut embed = bag;
+        let mut refill = |_: &[EvidenceUnit]| -> Result<Vec<Candidate>> { Ok(Vec::new()) };
+        run(BuildInput {
+            doc: &d,
+            path: "synthetic.md".into(),
+            k,
+            nli: &LexicalStandIn,
+            model: ModelIdentity {
+                name: "lexical-stand-in".into(),
+                sha256: "00".repeat(32),
+                entailment_index: 0,
+                max_length: 256,
+            },
+            model_sha256: "00".repeat(32),
+            embed: &mut embed,
+            embedder: "bag".into(),
+            mode: "offline".into(),
+            llm_info: None,
+            candidates: initial,
+            refill: &mut refill,
+            controls: None,
+            codeword_key: b"key".to_vec(),
+            codeword_source: "test".into(),
+            seed: 7,
+            progress: &mut |_, _, _| {},
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn pipeline_builds_a_valid_deterministic_bundle() {
+        let (bundle, report) = match build_once(6) {
+            Outcome::Built { bundle, report } => (bundle, report),
+            Outcome::Failed { report } => panic!("{:?} {:?}", report.failure, report.gate_counts),
+        };
+        bundle.validate().unwrap();
+        assert_eq!(bundle.positions.len(), 6);
+        assert_eq!(report.selection.len(), 12);
+        assert_eq!(report.priors.as_ref().unwrap().source, "none");
+        let Outcome::Built { bundle: again, .. } = build_once(6) else {
+            panic!()
+        };
+        assert_eq!(bundle.to_json_pretty(), again.to_json_pretty());
+    }
+
+    #[test]
+    fn starved_pipeline_reports_the_gate() {
+        // 20 units give at most 20 candidates; K = 12 needs 24.
+        let Outcome::Failed { report } = build_once(12) else {
+            panic!("expected a failure")
+        };
+        let f = report.failure.unwrap();
+        assert!(f.message.contains("24"), "{}", f.message);
+        assert!(report.refill.is_some());
     }
 }

@@ -40,42 +40,234 @@ const MAX_WORDS: usize = 35;
 
 /// Sentence openings that point back to earlier text.
 const DEPENDENT_OPENERS: &[&str] = &[
-    "this", "these", "those", "that", "it", "its", "they", "their", "them", "such", "however",
-    "moreover", "furthermore", "therefore", "thus", "hence", "also", "additionally", "similarly",
-    "finally", "then", "here", "there", "he", "she", "both", "another", "other", "in", "on",
-    "instead", "meanwhile", "again", "and", "but", "or", "so", "as", "for", "unlike", "consequently",
-    "nevertheless", "nonetheless", "accordingly", "besides", "likewise", "otherwise", "still",
+    "this",
+    "these",
+    "those",
+    "that",
+    "it",
+    "its",
+    "they",
+    "their",
+    "them",
+    "such",
+    "however",
+    "moreover",
+    "furthermore",
+    "therefore",
+    "thus",
+    "hence",
+    "also",
+    "additionally",
+    "similarly",
+    "finally",
+    "then",
+    "here",
+    "there",
+    "he",
+    "she",
+    "both",
+    "another",
+    "other",
+    "in",
+    "on",
+    "instead",
+    "meanwhile",
+    "again",
+    "and",
+    "but",
+    "or",
+    "so",
+    "as",
+    "for",
+    "unlike",
+    "consequently",
+    "nevertheless",
+    "nonetheless",
+    "accordingly",
+    "besides",
+    "likewise",
+    "otherwise",
+    "still",
 ];
 
 const POSITIVE: &[&str] = &[
-    "outperform", "outperforms", "outperformed", "superior", "state-of-the-art", "effective",
-    "effectively", "significantly", "significant", "novel", "better", "best", "improves",
-    "improved", "improvement", "improvements", "impressive", "excellent", "strong", "robust",
-    "efficient", "successful", "successfully", "remarkable", "substantially", "promising",
+    "outperform",
+    "outperforms",
+    "outperformed",
+    "superior",
+    "state-of-the-art",
+    "effective",
+    "effectively",
+    "significantly",
+    "significant",
+    "novel",
+    "better",
+    "best",
+    "improves",
+    "improved",
+    "improvement",
+    "improvements",
+    "impressive",
+    "excellent",
+    "strong",
+    "robust",
+    "efficient",
+    "successful",
+    "successfully",
+    "remarkable",
+    "substantially",
+    "promising",
 ];
 const NEGATIVE: &[&str] = &[
-    "fail", "fails", "failed", "worse", "worst", "poor", "poorly", "limitation", "limitations",
-    "unfortunately", "weak", "weakness", "drawback", "drawbacks", "inferior", "degrade",
-    "degrades", "unable", "cannot", "problematic", "costly", "expensive",
+    "fail",
+    "fails",
+    "failed",
+    "worse",
+    "worst",
+    "poor",
+    "poorly",
+    "limitation",
+    "limitations",
+    "unfortunately",
+    "weak",
+    "weakness",
+    "drawback",
+    "drawbacks",
+    "inferior",
+    "degrade",
+    "degrades",
+    "unable",
+    "cannot",
+    "problematic",
+    "costly",
+    "expensive",
 ];
 const SUPERIORITY: &[&str] = &[
-    "outperform", "outperforms", "outperformed", "state-of-the-art", "best", "significantly",
-    "first", "superior", "novel", "substantially",
+    "outperform",
+    "outperforms",
+    "outperformed",
+    "state-of-the-art",
+    "best",
+    "significantly",
+    "first",
+    "superior",
+    "novel",
+    "substantially",
 ];
 const ADMISSION: &[&str] = &[
-    "fail", "fails", "failed", "limitation", "limitations", "worse", "cannot", "unable", "drawback",
+    "fail",
+    "fails",
+    "failed",
+    "limitation",
+    "limitations",
+    "worse",
+    "cannot",
+    "unable",
+    "drawback",
 ];
-const HEDGES: &[&str] = &["may", "might", "could", "likely", "possibly", "perhaps", "presumably"];
+const HEDGES: &[&str] = &[
+    "may",
+    "might",
+    "could",
+    "likely",
+    "possibly",
+    "perhaps",
+    "presumably",
+];
 
 /// Keyword rules for the category, tried in this order (word prefixes, lowercase).
 const CATEGORY_RULES: &[(&str, &[&str])] = &[
-    ("limitation", &["limitation", "fail", "cannot", "unable", "restricted", "drawback"]),
-    ("comparison", &["outperform", "compared", "comparison", "baseline", "than", "versus", "relative to"]),
-    ("result", &["accuracy", "achiev", "result", "improv", "score", "error rate", "perplexity", "bleu", "f1", "%", "percent", "reduc", "increas"]),
-    ("data", &["dataset", "corpus", "corpora", "benchmark", "collected", "annotat", "samples", "examples"]),
-    ("setup", &["train", "hyperparameter", "learning rate", "batch", "epoch", "gpu", "optimiz", "implement", "initializ", "setting"]),
-    ("method", &["propose", "model", "architecture", "algorithm", "method", "layer", "network", "approach", "objective", "loss", "encoder", "decoder", "framework"]),
-    ("problem", &["problem", "challenge", "task", "goal", "aim", "question"]),
+    (
+        "limitation",
+        &[
+            "limitation",
+            "fail",
+            "cannot",
+            "unable",
+            "restricted",
+            "drawback",
+        ],
+    ),
+    (
+        "comparison",
+        &[
+            "outperform",
+            "compared",
+            "comparison",
+            "baseline",
+            "than",
+            "versus",
+            "relative to",
+        ],
+    ),
+    (
+        "result",
+        &[
+            "accuracy",
+            "achiev",
+            "result",
+            "improv",
+            "score",
+            "error rate",
+            "perplexity",
+            "bleu",
+            "f1",
+            "%",
+            "percent",
+            "reduc",
+            "increas",
+        ],
+    ),
+    (
+        "data",
+        &[
+            "dataset",
+            "corpus",
+            "corpora",
+            "benchmark",
+            "collected",
+            "annotat",
+            "samples",
+            "examples",
+        ],
+    ),
+    (
+        "setup",
+        &[
+            "train",
+            "hyperparameter",
+            "learning rate",
+            "batch",
+            "epoch",
+            "gpu",
+            "optimiz",
+            "implement",
+            "initializ",
+            "setting",
+        ],
+    ),
+    (
+        "method",
+        &[
+            "propose",
+            "model",
+            "architecture",
+            "algorithm",
+            "method",
+            "layer",
+            "network",
+            "approach",
+            "objective",
+            "loss",
+            "encoder",
+            "decoder",
+            "framework",
+        ],
+    ),
+    (
+        "problem",
+        &["problem", "challenge", "task", "goal", "aim", "question"],
+    ),
 ];
 
 /// Extract offline candidates. `initial` bounds the first pass; the rest is returned as the
@@ -98,13 +290,22 @@ pub fn extract(units: &[EvidenceUnit], initial: usize) -> (Vec<Candidate>, Vec<C
     }
     // Round-robin by rank within each unit, units ordered by their best candidate: the initial pass
     // covers many units before it takes a unit's second sentence.
-    let mut order: Vec<usize> = (0..per_unit.len()).filter(|&u| !per_unit[u].is_empty()).collect();
-    order.sort_by(|&a, &b| per_unit[b][0].0.total_cmp(&per_unit[a][0].0).then(a.cmp(&b)));
+    let mut order: Vec<usize> = (0..per_unit.len())
+        .filter(|&u| !per_unit[u].is_empty())
+        .collect();
+    order.sort_by(|&a, &b| {
+        per_unit[b][0]
+            .0
+            .total_cmp(&per_unit[a][0].0)
+            .then(a.cmp(&b))
+    });
     let mut ranked = Vec::new();
     let depth = per_unit.iter().map(Vec::len).max().unwrap_or(0);
     for round in 0..depth {
-        let mut tier: Vec<&(f64, Candidate)> =
-            order.iter().filter_map(|&u| per_unit[u].get(round)).collect();
+        let mut tier: Vec<&(f64, Candidate)> = order
+            .iter()
+            .filter_map(|&u| per_unit[u].get(round))
+            .collect();
         tier.sort_by(|a, b| b.0.total_cmp(&a.0));
         ranked.extend(tier.into_iter().map(|(_, c)| c.clone()));
     }
@@ -180,10 +381,40 @@ fn split_trailing_punct(w: &str) -> (&str, &str) {
 
 fn unwanted(text: &str, lower: &str) -> bool {
     const MARKERS: &[&str] = &[
-        "figure", "fig.", "table", "tab.", "eq.", "equation", "section", "sec.", "appendix", "http",
-        "www.", "et al", "[", "]", "algorithm ", "theorem", "lemma", "proof", "corollary", "e.g.",
-        "i.e.", "see ", "footnote", "arxiv", "doi", "@", "this paper", "this work", "below", "above",
-        "following", "as follows", "here we", "in this section",
+        "figure",
+        "fig.",
+        "table",
+        "tab.",
+        "eq.",
+        "equation",
+        "section",
+        "sec.",
+        "appendix",
+        "http",
+        "www.",
+        "et al",
+        "[",
+        "]",
+        "algorithm ",
+        "theorem",
+        "lemma",
+        "proof",
+        "corollary",
+        "e.g.",
+        "i.e.",
+        "see ",
+        "footnote",
+        "arxiv",
+        "doi",
+        "@",
+        "this paper",
+        "this work",
+        "below",
+        "above",
+        "following",
+        "as follows",
+        "here we",
+        "in this section",
     ];
     if MARKERS.iter().any(|m| lower.contains(m)) {
         return true;
@@ -195,7 +426,9 @@ fn unwanted(text: &str, lower: &str) -> bool {
         .count();
     let single = text
         .split_whitespace()
-        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() == 1 && !matches!(*w, "a" | "A"))
+        .filter(|w| {
+            w.chars().filter(|c| c.is_alphabetic()).count() == 1 && !matches!(*w, "a" | "A")
+        })
         .count();
     symbols > 1 || single > 2 || text.contains("  ")
 }
@@ -219,19 +452,11 @@ fn candidate_from(sentence: &str, unit: &EvidenceUnit) -> Option<Candidate> {
     if DEPENDENT_OPENERS.contains(&opener) || unwanted(s, &lower) {
         return None;
     }
-    // A statement needs a verb-like word; cheap proxy: a common auxiliary or an -s/-ed/-es word.
-    let words = words_lower(s);
-    let verbish = words.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "is" | "are" | "was" | "were" | "has" | "have" | "had" | "can" | "uses" | "use"
-                | "used" | "achieves" | "achieve" | "propose" | "proposes" | "show" | "shows"
-                | "consists" | "requires" | "allows" | "leads" | "yields" | "reaches" | "takes"
-        ) || (w.len() > 4 && (w.ends_with("ed") || w.ends_with("es")))
-    });
-    if !verbish {
+    // Captions and list labels ("Setup: ...") are not statements.
+    if s.split_whitespace().take(4).any(|w| w.ends_with(':')) {
         return None;
     }
+    let words = words_lower(s);
     let text = third_person(s);
     Some(Candidate {
         id: String::new(),
@@ -245,14 +470,27 @@ fn candidate_from(sentence: &str, unit: &EvidenceUnit) -> Option<Candidate> {
 
 fn attributes(s: &str, words: &[String], section: Option<&str>) -> Attributes {
     let sec = section.unwrap_or("").to_lowercase();
-    let mut importance = if ["abstract", "introduction", "conclusion", "summary", "discussion"]
-        .iter()
-        .any(|k| sec.contains(k))
+    let mut importance: f64 = if [
+        "abstract",
+        "introduction",
+        "conclusion",
+        "summary",
+        "discussion",
+    ]
+    .iter()
+    .any(|k| sec.contains(k))
     {
         0.7
-    } else if ["method", "approach", "model", "architecture", "framework", "algorithm"]
-        .iter()
-        .any(|k| sec.contains(k))
+    } else if [
+        "method",
+        "approach",
+        "model",
+        "architecture",
+        "framework",
+        "algorithm",
+    ]
+    .iter()
+    .any(|k| sec.contains(k))
     {
         0.6
     } else if ["experiment", "result", "evaluation", "analysis", "ablation"]
@@ -269,9 +507,16 @@ fn attributes(s: &str, words: &[String], section: Option<&str>) -> Attributes {
         0.45
     };
     let lower = s.to_lowercase();
-    if ["we propose", "we introduce", "we present", "we show", "we demonstrate", "we find"]
-        .iter()
-        .any(|k| lower.contains(k))
+    if [
+        "we propose",
+        "we introduce",
+        "we present",
+        "we show",
+        "we demonstrate",
+        "we find",
+    ]
+    .iter()
+    .any(|k| lower.contains(k))
     {
         importance += 0.2;
     }
@@ -281,8 +526,9 @@ fn attributes(s: &str, words: &[String], section: Option<&str>) -> Attributes {
         .skip(1)
         .any(|w| w.chars().next().is_some_and(char::is_uppercase));
     let hedged = has_any(words, HEDGES) > 0;
-    let verifiability = 0.4 + if has_number { 0.25 } else { 0.0 } + if named { 0.2 } else { 0.0 }
-        - if hedged { 0.2 } else { 0.0 };
+    let verifiability: f64 =
+        0.4 + if has_number { 0.25 } else { 0.0 } + if named { 0.2 } else { 0.0 }
+            - if hedged { 0.2 } else { 0.0 };
     let heavy = s
         .split_whitespace()
         .filter(|w| {
@@ -292,8 +538,7 @@ fn attributes(s: &str, words: &[String], section: Option<&str>) -> Attributes {
         })
         .count();
     let n_words = words.len();
-    let naturalness =
-        1.0 - 0.1 * heavy as f64 - 0.03 * n_words.saturating_sub(28) as f64;
+    let naturalness = 1.0 - 0.1 * heavy as f64 - 0.03 * n_words.saturating_sub(28) as f64;
     let pos = has_any(words, POSITIVE) as f64;
     let neg = has_any(words, NEGATIVE) as f64;
     let sup = has_any(words, SUPERIORITY) as f64;
@@ -337,7 +582,9 @@ mod tests {
         let (c, rest) = extract(&[u], 10);
         assert!(rest.is_empty());
         assert_eq!(c.len(), 1, "{c:?}");
-        assert!(c[0].text.starts_with("The authors propose a new network architecture"));
+        assert!(c[0]
+            .text
+            .starts_with("The authors propose a new network architecture"));
         assert!(c[0].quote.starts_with("We propose a new network"));
         assert!(!c[0].quote.ends_with('.'));
         assert_eq!(c[0].attributes.category, "method");

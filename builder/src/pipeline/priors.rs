@@ -23,7 +23,11 @@ pub fn read_controls_dir(dir: &Path) -> Result<Vec<(String, String)>> {
         .collect();
     files.sort();
     if files.is_empty() {
-        return Err(InputError(format!("--controls {} has no .txt or .md files", dir.display())).into());
+        return Err(InputError(format!(
+            "--controls {} has no .txt or .md files",
+            dir.display()
+        ))
+        .into());
     }
     let mut out = Vec::new();
     for f in files {
@@ -33,7 +37,10 @@ pub fn read_controls_dir(dir: &Path) -> Result<Vec<(String, String)>> {
         if text.trim().is_empty() {
             return Err(InputError(format!("control {} is empty", f.display())).into());
         }
-        let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         out.push((name, text));
     }
     Ok(out)
@@ -50,7 +57,11 @@ pub fn coverage(
         .iter()
         .map(|c| {
             let sents = segment::sentences(c);
-            segment::windows(&sents, 2, 128).0.into_iter().map(|w| w.text).collect()
+            segment::windows(&sents, 2, 128)
+                .0
+                .into_iter()
+                .map(|w| w.text)
+                .collect()
         })
         .collect();
     let mut pairs = Vec::new();
@@ -58,7 +69,10 @@ pub fn coverage(
     for (f, fact) in facts.iter().enumerate() {
         for (k, ws) in windows.iter().enumerate() {
             for w in ws {
-                pairs.push(NliPair { premise: w, hypothesis: fact });
+                pairs.push(NliPair {
+                    premise: w,
+                    hypothesis: fact,
+                });
                 owner.push((f, k));
             }
         }

@@ -160,25 +160,52 @@ pub fn markdown(r: &BuildReport) -> String {
             let _ = writeln!(s, "- starving gate: `{}`", g.name());
         }
     }
-    let _ = writeln!(s, "- document: `{}` ({}, {} pages, sha256 `{}`)", d.path, d.kind, d.pages, d.sha256);
-    let _ = writeln!(s, "- retained body: {} evidence units; {} excluded after the cut", d.units, d.excluded_units);
+    let _ = writeln!(
+        s,
+        "- document: `{}` ({}, {} pages, sha256 `{}`)",
+        d.path, d.kind, d.pages, d.sha256
+    );
+    let _ = writeln!(
+        s,
+        "- retained body: {} evidence units; {} excluded after the cut",
+        d.units, d.excluded_units
+    );
     match &d.cut {
         Some(c) => {
-            let _ = writeln!(s, "- scope cut: page {}, at \"{}\" ({})", c.page, esc(&c.heading), c.reason);
+            let _ = writeln!(
+                s,
+                "- scope cut: page {}, at \"{}\" ({})",
+                c.page,
+                esc(&c.heading),
+                c.reason
+            );
         }
         None => {
             let _ = writeln!(s, "- scope cut: none found (whole document retained)");
         }
     }
-    let _ = writeln!(s, "- mode: {}; NLI model `{}` (sha256 `{}`); embedder `{}`", r.mode, r.model, r.model_sha256, r.embedder);
-    let _ = writeln!(s, "- K = {}, codeword {} ({})", r.k, r.codeword.iter().map(u8::to_string).collect::<String>(), r.codeword_source);
+    let _ = writeln!(
+        s,
+        "- mode: {}; NLI model `{}` (sha256 `{}`); embedder `{}`",
+        r.mode, r.model, r.model_sha256, r.embedder
+    );
+    let _ = writeln!(
+        s,
+        "- K = {}, codeword {} ({})",
+        r.k,
+        r.codeword.iter().map(u8::to_string).collect::<String>(),
+        r.codeword_source
+    );
     if let Some(p) = &r.priors {
         let _ = writeln!(s, "- priors: {} — {}", p.source, p.note);
     }
     if let Some(x) = &r.refill {
         let _ = writeln!(s, "- refill: {x}");
     }
-    let _ = writeln!(s, "\n## Gates\n\n| gate | entered | dropped |\n|---|---:|---:|");
+    let _ = writeln!(
+        s,
+        "\n## Gates\n\n| gate | entered | dropped |\n|---|---:|---:|"
+    );
     for g in &r.gate_counts {
         let _ = writeln!(s, "| {} | {} | {} |", g.gate.name(), g.entered, g.dropped);
     }
@@ -215,7 +242,11 @@ pub fn markdown(r: &BuildReport) -> String {
     if !r.selection.is_empty() {
         let _ = writeln!(s, "\n## Selection (MMR, λ = 1.2)\n\n| rank | fact | B(f) | max R | score |\n|---:|---|---:|---:|---:|");
         for e in &r.selection {
-            let _ = writeln!(s, "| {} | {} | {:.3} | {:.3} | {:.3} |", e.rank, e.id, e.utility, e.max_redundancy, e.mmr_score);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {:.3} | {:.3} | {:.3} |",
+                e.rank, e.id, e.utility, e.max_redundancy, e.mmr_score
+            );
         }
     }
     let _ = writeln!(s, "\n## Candidates\n\n| id | unit | origin | outcome | e | fact |\n|---|---|---|---|---:|---|");
@@ -229,11 +260,28 @@ pub fn markdown(r: &BuildReport) -> String {
                 "dropped: {} — {}{}",
                 c.gates.dropped_by.map(Gate::name).unwrap_or("?"),
                 c.gates.reason.as_deref().unwrap_or(""),
-                c.gates.duplicate_of.as_deref().map(|d| format!(" (of {d})")).unwrap_or_default()
+                c.gates
+                    .duplicate_of
+                    .as_deref()
+                    .map(|d| format!(" (of {d})"))
+                    .unwrap_or_default()
             )
         };
-        let e = c.gates.source_entailment.map(|e| format!("{e:.2}")).unwrap_or_default();
-        let _ = writeln!(s, "| {} | {} | {} | {} | {} | {} |", c.candidate.id, c.gates.unit, c.candidate.origin, esc(&outcome), e, esc(&c.candidate.text));
+        let e = c
+            .gates
+            .source_entailment
+            .map(|e| format!("{e:.2}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            c.candidate.id,
+            c.gates.unit,
+            c.candidate.origin,
+            esc(&outcome),
+            e,
+            esc(&c.candidate.text)
+        );
     }
     let _ = writeln!(s, "\n## Timings\n\n| stage | seconds |\n|---|---:|");
     for t in &r.timings {
