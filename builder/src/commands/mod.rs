@@ -1,7 +1,10 @@
 //! One module per subcommand; each returns the process exit code.
 
 mod bench;
+mod candidates;
+mod controls;
 mod detect;
+mod llm_args;
 mod model;
 
 use anyhow::Result;
@@ -13,5 +16,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Detect(a) => detect::run(a),
         Command::Model { command } => model::run(command),
         Command::Bench(a) => bench::run(a),
+        Command::Candidates(a) => candidates::run(a),
+        Command::Controls(a) => controls::run(a),
     }
 }
