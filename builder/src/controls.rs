@@ -135,7 +135,7 @@ mod tests {
         let t = truncate_paper(&text, 100);
         assert!(t.starts_with(&"a".repeat(60)));
         assert!(t.contains(&"b".repeat(30)));
-        assert!(!t.contains('c'));
+        assert!(!t.contains("ccc"));
         assert!(t.contains("remaining 52 characters"), "{t}");
         assert_eq!(truncate_paper("short", 100), "short");
         // Multi-byte text is cut on a character boundary.
