@@ -324,3 +324,40 @@ fn killed_run_resumes_without_repeating_finished_calls() {
     let b: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(a["candidates"], b["candidates"]);
 }
+
+#[test]
+fn api_key_comes_from_a_file_or_the_environment_and_is_never_cached() {
+    let srv = FakeLlm::start("auth");
+    let dir = temp_dir("llm-auth");
+    let doc = write_doc(&dir, DOC);
+    let out = dir.join("cands.json");
+    // No key: 401 is not retried.
+    let (o, _) = candidates(&srv.url(), &doc, &out, &["--llm-retries", "3"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 attempt(s)") && stderr(&o).contains("HTTP status 401"));
+    assert_eq!(srv.requests(), 1);
+    // From a file.
+    let key = dir.join("key.txt");
+    std::fs::write(&key, "fake-secret-key\n").unwrap();
+    let key_arg = key.display().to_string();
+    let (o, _) = candidates(&srv.url(), &doc, &out, &["--llm-api-key-file", &key_arg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for f in walk_json(&dir.join(".llm-cache")) {
+        let text = std::fs::read_to_string(f).unwrap();
+        assert!(!text.contains("fake-secret-key"));
+    }
+    // From the environment (a fresh cache, so the request is really sent).
+    let o = Command::new(bin())
+        .arg("candidates")
+        .arg(&doc)
+        .arg("--out")
+        .arg(&out)
+        .args(["--llm-url", &srv.url(), "--llm-model", "fake", "--json"])
+        .arg("--llm-cache")
+        .arg(dir.join("cache2"))
+        .env("SEMTRACE_LLM_API_KEY", "fake-secret-key")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(summary(&o)["llm"]["stats"]["http_requests"], 2);
+}
