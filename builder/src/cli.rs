@@ -36,6 +36,103 @@ pub enum Command {
     Build(BuildArgs),
     /// Measure the engine (pairs/s) and the exhaustive decoder (wall time per review) on real reviews.
     Bench(BenchArgs),
+    /// Generate raw candidate facts from a text/Markdown document with an OpenAI-compatible LLM
+    /// (initial + supplemental pass per ~15,000-character chunk; no gates applied) and write them as JSON.
+    Candidates(CandidatesArgs),
+    /// Generate selection-only control reviews of a document with an OpenAI-compatible LLM.
+    Controls(ControlsArgs),
+}
+
+/// LLM endpoint settings shared by every command that calls an LLM. The API key is read from the
+/// environment variable SEMTRACE_LLM_API_KEY or from --llm-api-key-file, never from the command line.
+#[derive(Args, Debug, Clone)]
+pub struct LlmArgs {
+    /// Base URL of an OpenAI-compatible server (llama.cpp server, vLLM, Ollama), e.g.
+    /// http://127.0.0.1:8080; requests go to {URL}/v1/chat/completions.
+    #[arg(long, env = "SEMTRACE_LLM_URL")]
+    pub llm_url: Option<String>,
+    /// Model name sent with every request.
+    #[arg(long, env = "SEMTRACE_LLM_MODEL")]
+    pub llm_model: Option<String>,
+    /// File whose first line is the API key (else the SEMTRACE_LLM_API_KEY environment variable).
+    #[arg(long)]
+    pub llm_api_key_file: Option<PathBuf>,
+    /// Requests in flight at most.
+    #[arg(long, default_value_t = 4)]
+    pub llm_concurrency: usize,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 120.0)]
+    pub llm_timeout: f64,
+    /// Retries per request after the first attempt (429, 5xx, timeouts, connection errors, malformed answers).
+    #[arg(long, default_value_t = 4)]
+    pub llm_retries: u32,
+    /// Cache directory for LLM answers (default: .llm-cache beside the output).
+    #[arg(long)]
+    pub llm_cache: Option<PathBuf>,
+    /// Sampling seed of constrained (extraction) requests.
+    #[arg(long, default_value_t = 0)]
+    pub llm_seed: u64,
+    /// Sampling temperature of constrained (extraction) requests.
+    #[arg(long, default_value_t = 0.0)]
+    pub llm_temperature: f64,
+    /// First retry delay in milliseconds (doubled per attempt).
+    #[arg(long, default_value_t = 1000, hide = true)]
+    pub llm_backoff_ms: u64,
+    /// Cap on any single retry wait, Retry-After included, in seconds.
+    #[arg(long, default_value_t = 60.0, hide = true)]
+    pub llm_max_wait: f64,
+}
+
+#[derive(Args, Debug)]
+pub struct CandidatesArgs {
+    /// Source document: plain text or Markdown (paragraphs separated by blank lines are the units).
+    pub source: PathBuf,
+    /// Output JSON file (written atomically; nothing is written on failure).
+    #[arg(long, short = 'o')]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    /// Target characters per chunk.
+    #[arg(long, default_value_t = 15_000)]
+    pub chunk_chars: usize,
+    /// Most facts asked for per pass.
+    #[arg(long, default_value_t = 12)]
+    pub max_facts: usize,
+    /// max_tokens of each request.
+    #[arg(long, default_value_t = 4096)]
+    pub max_tokens: u32,
+    /// Skip the supplemental pass.
+    #[arg(long)]
+    pub no_supplemental: bool,
+    /// Also print the summary (counts, LLM statistics) as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ControlsArgs {
+    /// Source document (text or Markdown).
+    pub source: PathBuf,
+    /// Output JSON file: {"seeds": [...], "reviews": [...]}.
+    #[arg(long, short = 'o')]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    /// Number of control reviews.
+    #[arg(long, short = 'n', default_value_t = 8)]
+    pub count: usize,
+    /// Seed base: control k uses seed 1,000,000 + base + k (evaluation seeds stay below 1,000,000).
+    #[arg(long, default_value_t = 0)]
+    pub seed_base: u64,
+    #[arg(long, default_value_t = 0.35)]
+    pub temperature: f64,
+    #[arg(long, default_value_t = 0.9)]
+    pub top_p: f64,
+    #[arg(long, default_value_t = 1800)]
+    pub max_tokens: u32,
+    /// Characters of the paper placed in the prompt at most (its beginning, cut at a paragraph break).
+    #[arg(long, default_value_t = 60_000)]
+    pub max_paper_chars: usize,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -1,12 +1,18 @@
 //! `semtrace`: the venue-side command line over `semtrace-core`.
 
+mod candidates;
 mod cli;
 mod commands;
+mod controls;
 mod embedded;
 mod exit;
+mod llm;
 mod model_store;
 mod pipeline;
 mod progress;
+// The types are used by the LLM candidate generator; the loader that fills them is in progress.
+#[allow(dead_code)]
+mod source;
 
 use clap::Parser;
 

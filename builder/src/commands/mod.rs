@@ -2,7 +2,10 @@
 
 mod bench;
 mod build;
+mod candidates;
+mod controls;
 mod detect;
+mod llm_args;
 mod model;
 
 use anyhow::Result;
@@ -15,5 +18,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Model { command } => model::run(command),
         Command::Bench(a) => bench::run(a),
         Command::Build(a) => build::run(a),
+        Command::Candidates(a) => candidates::run(a),
+        Command::Controls(a) => controls::run(a),
     }
 }
