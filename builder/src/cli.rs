@@ -287,6 +287,17 @@ pub struct BuildArgs {
     /// Replace an existing bundle in --out.
     #[arg(long)]
     pub force: bool,
+    /// LLM mode: selection-only controls to generate when --controls is not given.
+    #[arg(long, default_value_t = 8)]
+    pub n_controls: usize,
+    /// LLM mode: maximum tokens of one generated control review.
+    #[arg(long, default_value_t = 1800)]
+    pub control_max_tokens: u32,
+    /// LLM mode: maximum facts asked for per chunk and pass.
+    #[arg(long, default_value_t = 12)]
+    pub max_facts: usize,
+    #[command(flatten)]
+    pub llm: LlmArgs,
     /// Print a JSON summary on stdout instead of text.
     #[arg(long)]
     pub json: bool,

@@ -10,8 +10,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use semtrace_core::bundle::ModelIdentity;
 
+use super::llm_args;
+use crate::candidates::llm::{generate, refill as llm_refill, GenOptions, RawCandidate};
 use crate::cli::BuildArgs;
+use crate::controls::{control_seed, generate_controls, ControlOptions};
 use crate::exit::{self, InputError};
+use crate::pipeline::candidate::{Attributes, Candidate};
 use crate::pipeline::{self, offline, Outcome};
 use crate::{model_store, progress, source};
 
@@ -88,23 +92,70 @@ pub fn run(args: BuildArgs) -> Result<i32> {
     let embedder_name = embedder.name().to_string();
     let mut embed = |texts: &[&str]| -> Result<Vec<Vec<f32>>> { Ok(embedder.embed(texts)?) };
 
-    let (initial, reserve) = offline::extract(&doc.units, args.initial_candidates);
+    let llm = match &args.llm.llm_url {
+        Some(_) => Some((
+            llm_args::client(&args.llm, &out.join(BUNDLE_FILE))?,
+            llm_args::runtime()?,
+        )),
+        None => None,
+    };
+    let gen_opts = GenOptions {
+        max_facts_per_pass: args.max_facts.max(1),
+        ..Default::default()
+    };
+    let mut controls = controls;
+    let (initial, reserve) = match &llm {
+        Some((client, rt)) => {
+            if controls.is_none() && args.n_controls > 0 {
+                stages.set("control reviews (LLM)", 0, args.n_controls);
+                let text: String = doc
+                    .units
+                    .iter()
+                    .map(|u| u.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n\n");
+                let opts = ControlOptions {
+                    max_tokens: args.control_max_tokens,
+                    ..Default::default()
+                };
+                let list =
+                    rt.block_on(generate_controls(client, &text, args.n_controls, 0, &opts))?;
+                controls = Some((
+                    "llm".to_string(),
+                    list.into_iter()
+                        .enumerate()
+                        .map(|(k, t)| (format!("control-{k} (seed {})", control_seed(0, k)), t))
+                        .collect(),
+                ));
+            }
+            stages.set("candidates (LLM)", 0, 1);
+            let g = rt.block_on(generate(client, &doc.units, &gen_opts))?;
+            (g.candidates.into_iter().map(from_llm).collect(), Vec::new())
+        }
+        None => offline::extract(&doc.units, args.initial_candidates),
+    };
     let mut reserve = Some(reserve);
-    let mut refill =
-        |uncovered: &[source::EvidenceUnit]| -> Result<Vec<pipeline::candidate::Candidate>> {
-            let ids: std::collections::HashSet<&str> =
-                uncovered.iter().map(|u| u.id.as_str()).collect();
-            Ok(reserve
-                .take()
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|c| ids.contains(c.unit.as_str()))
-                .map(|mut c| {
-                    c.origin = "offline-refill".into();
-                    c
-                })
-                .collect())
-        };
+    let mut refill = |uncovered: &[source::EvidenceUnit]| -> Result<Vec<Candidate>> {
+        if let Some((client, rt)) = &llm {
+            if uncovered.is_empty() {
+                return Ok(Vec::new());
+            }
+            let g = rt.block_on(llm_refill(client, uncovered, &gen_opts))?;
+            return Ok(g.candidates.into_iter().map(from_llm).collect());
+        }
+        let ids: std::collections::HashSet<&str> =
+            uncovered.iter().map(|u| u.id.as_str()).collect();
+        Ok(reserve
+            .take()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|c| ids.contains(c.unit.as_str()))
+            .map(|mut c| {
+                c.origin = "offline-refill".into();
+                c
+            })
+            .collect())
+    };
     let mut tick = |stage: &str, done: usize, total: usize| stages.set(stage, done, total);
     let outcome = pipeline::run(pipeline::BuildInput {
         doc: &doc,
@@ -115,7 +166,7 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         model_sha256: engine.sha256().to_string(),
         embed: &mut embed,
         embedder: embedder_name,
-        mode: "offline".into(),
+        mode: if llm.is_some() { "llm" } else { "offline" }.into(),
         llm_info: None,
         candidates: initial,
         refill: &mut refill,
@@ -126,6 +177,17 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         progress: &mut tick,
     })?;
     stages.finish();
+    let mut outcome = outcome;
+    if let Some((client, _)) = &llm {
+        let info = serde_json::json!({
+            "endpoint": client.config().endpoint(),
+            "model": client.config().model,
+            "stats": client.stats(),
+        });
+        match &mut outcome {
+            Outcome::Built { report, .. } | Outcome::Failed { report } => report.llm = Some(info),
+        }
+    }
 
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let (report, bundle) = match outcome {
@@ -247,4 +309,22 @@ fn summary_text(r: &pipeline::report::BuildReport, out: &Path, built: bool) -> S
             .join(", ")
     );
     s
+}
+
+fn from_llm(c: RawCandidate) -> Candidate {
+    Candidate {
+        id: String::new(),
+        text: c.text,
+        quote: c.quote,
+        unit: c.unit,
+        origin: c.origin,
+        attributes: Attributes {
+            importance: c.importance,
+            verifiability: c.verifiability,
+            naturalness: c.naturalness,
+            sentiment: c.sentiment,
+            rating_impact: c.rating_impact,
+            category: c.category,
+        },
+    }
 }
