@@ -6,6 +6,7 @@ mod embedded;
 mod exit;
 mod model_store;
 mod progress;
+mod source;
 
 use clap::Parser;
 

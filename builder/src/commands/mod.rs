@@ -2,6 +2,7 @@
 
 mod bench;
 mod detect;
+mod extract;
 mod model;
 
 use anyhow::Result;
@@ -13,5 +14,6 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Detect(a) => detect::run(a),
         Command::Model { command } => model::run(command),
         Command::Bench(a) => bench::run(a),
+        Command::Extract(a) => extract::run(a),
     }
 }

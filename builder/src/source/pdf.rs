@@ -1,0 +1,516 @@
+//! PDF → positioned glyphs → text lines in reading order, per page.
+//!
+//! Crate choice: `pdf-extract` 0.12 (on lopdf 0.42, which it re-exports). It already implements
+//! the font side of text extraction — ToUnicode CMaps, the standard/WinAnsi/MacRoman/PDFDoc
+//! encodings with `/Differences` (glyph names such as `fi`, `fl` via the Adobe glyph list), Type0
+//! fonts with Identity-H CIDs, embedded Type1/CFF encodings, glyph widths, TJ offsets and the text
+//! matrix — and reports every glyph with its text rendering matrix through the `OutputDev` trait.
+//! Its own plain-text writer only looks at one glyph after another, so we do the layout ourselves
+//! here: glyphs are grouped into rows by baseline, two-column pages are detected from the x
+//! positions of all glyphs (a vertical gutter that almost no row crosses) and read column by
+//! column, words are separated where the gap between glyphs exceeds a fraction of the font size.
+//! Using raw lopdf would mean re-implementing all of the font decoding above for no gain.
+//!
+//! Everything that touches the parser runs under `catch_unwind`: lopdf and pdf-extract `unwrap`
+//! on odd input, and a panic becomes [`SourceError::Malformed`].
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pdf_extract::{Document, MediaBox, OutputDev, OutputError, Transform};
+
+use super::normalize::expand_ligatures;
+use super::SourceError;
+
+/// One glyph as drawn: origin (PDF user space, y up), advance width, effective font size.
+#[derive(Debug, Clone)]
+pub struct Glyph {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub size: f64,
+    pub text: String,
+}
+
+/// Which part of the page a line belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    /// Single-column page, or a line that spans the gutter of a two-column page.
+    Full,
+    Left,
+    Right,
+}
+
+/// A text line in reading order.
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub text: String,
+    pub x0: f64,
+    pub x1: f64,
+    /// Baseline (PDF user space, y up).
+    pub y: f64,
+    pub size: f64,
+    pub column: Column,
+}
+
+/// A laid-out page.
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    pub width: f64,
+    pub height: f64,
+    /// Bottom of the media box (y of the page's lower edge).
+    pub bottom: f64,
+    pub lines: Vec<Line>,
+    /// Text drawn rotated (e.g. an arXiv stamp in the margin): kept for the page text only.
+    pub rotated: String,
+}
+
+impl Page {
+    /// The page's full text: lines in reading order, then rotated text.
+    pub fn text(&self) -> String {
+        let mut s: String = self
+            .lines
+            .iter()
+            .map(|l| l.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        if !self.rotated.trim().is_empty() {
+            s.push('\n');
+            s.push_str(self.rotated.trim());
+        }
+        s
+    }
+}
+
+#[derive(Default)]
+struct Collector {
+    pages: Vec<Page>,
+    glyphs: Vec<Glyph>,
+    rotated: Vec<Glyph>,
+    media: (f64, f64, f64, f64),
+}
+
+impl OutputDev for Collector {
+    fn begin_page(
+        &mut self,
+        _page_num: u32,
+        media_box: &MediaBox,
+        _art_box: Option<(f64, f64, f64, f64)>,
+    ) -> Result<(), OutputError> {
+        self.glyphs.clear();
+        self.rotated.clear();
+        self.media = (media_box.llx, media_box.lly, media_box.urx, media_box.ury);
+        Ok(())
+    }
+
+    fn end_page(&mut self) -> Result<(), OutputError> {
+        let (llx, lly, urx, ury) = self.media;
+        let glyphs = std::mem::take(&mut self.glyphs);
+        let mut rotated = std::mem::take(&mut self.rotated);
+        // Rotated text, kept in drawing order, words split on explicit spaces and jumps.
+        let mut rot = String::new();
+        let mut last: Option<(f64, f64)> = None;
+        for g in rotated.drain(..) {
+            if let Some((lx, ly)) = last {
+                let d = ((g.x - lx).powi(2) + (g.y - ly).powi(2)).sqrt();
+                if d > g.size * 1.5 && !rot.ends_with(' ') {
+                    rot.push(' ');
+                }
+            }
+            last = Some((g.x, g.y));
+            rot.push_str(&g.text);
+        }
+        let lines = layout(glyphs, (urx - llx).abs().max(1.0), llx);
+        self.pages.push(Page {
+            width: (urx - llx).abs(),
+            height: (ury - lly).abs(),
+            bottom: lly.min(ury),
+            lines,
+            rotated: rot,
+        });
+        Ok(())
+    }
+
+    fn output_character(
+        &mut self,
+        trm: &Transform,
+        width: f64,
+        spacing: f64,
+        font_size: f64,
+        char: &str,
+    ) -> Result<(), OutputError> {
+        let _ = spacing;
+        let text = expand_ligatures(char);
+        // Horizontal scale of the text rendering matrix and its rotation/shear part.
+        let sx = (trm.m11 * trm.m11 + trm.m12 * trm.m12).sqrt();
+        let sy = (trm.m21 * trm.m21 + trm.m22 * trm.m22).sqrt();
+        let size = (font_size * sy).abs();
+        if !size.is_finite() || size < 0.5 || !trm.m31.is_finite() || !trm.m32.is_finite() {
+            return Ok(());
+        }
+        let g = Glyph {
+            x: trm.m31,
+            y: trm.m32,
+            w: (width * font_size * sx).abs(),
+            size,
+            text,
+        };
+        let horizontal = trm.m11 > 0.0 && trm.m12.abs() <= 0.1 * trm.m11.abs();
+        if horizontal {
+            self.glyphs.push(g);
+        } else {
+            self.rotated.push(g);
+        }
+        Ok(())
+    }
+
+    fn begin_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+    fn end_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+    fn end_line(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+}
+
+thread_local! {
+    static QUIET_PANICS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f`, turning a panic into `None`; the panic message is not printed (only on this thread,
+/// and only while `f` runs: other panics still reach the previous hook).
+pub fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET_PANICS.with(|q| q.get()) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET_PANICS.with(|q| q.set(true));
+    let r = catch_unwind(AssertUnwindSafe(f));
+    QUIET_PANICS.with(|q| q.set(false));
+    r.ok()
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Load and lay out every page. Errors name the problem (encrypted, truncated, malformed).
+pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
+    // A complete PDF ends with %%EOF (possibly followed by whitespace or a little junk).
+    let tail = &bytes[bytes.len().saturating_sub(4096)..];
+    if !find(tail, b"%%EOF") {
+        return Err(SourceError::Truncated(
+            "no %%EOF marker at the end of the file (incomplete download or copy?)".into(),
+        ));
+    }
+    let doc = match quietly(|| Document::load_mem(bytes)) {
+        None => {
+            return Err(SourceError::Malformed(
+                "the PDF parser failed on its structure".into(),
+            ))
+        }
+        Some(Err(e)) => {
+            let msg = e.to_string();
+            let lower = msg.to_lowercase();
+            if lower.contains("decrypt")
+                || lower.contains("password")
+                || lower.contains("encrypt")
+                || lower.contains("security handler")
+            {
+                return Err(SourceError::Encrypted);
+            }
+            if !find(bytes, b"startxref") || (!find(bytes, b"trailer") && !find(bytes, b"/XRef"))
+            {
+                return Err(SourceError::Truncated(format!(
+                    "missing cross-reference table or trailer ({msg})"
+                )));
+            }
+            return Err(SourceError::Malformed(msg));
+        }
+        Some(Ok(doc)) => doc,
+    };
+    let mut doc = doc;
+    if doc.is_encrypted() && quietly(|| doc.decrypt("")).is_none_or(|r| r.is_err()) {
+        return Err(SourceError::Encrypted);
+    }
+    if doc.is_encrypted() || doc.trailer.get(b"Encrypt").is_ok() {
+        // lopdf keeps the dictionary after decrypting with the empty password; check content.
+        if quietly(|| doc.get_pages().is_empty()).unwrap_or(true) {
+            return Err(SourceError::Encrypted);
+        }
+    }
+    let page_count = quietly(|| doc.get_pages().len()).unwrap_or(0);
+    if page_count == 0 {
+        return Err(SourceError::Malformed(
+            "no pages could be read from the page tree".into(),
+        ));
+    }
+    let mut collector = Collector::default();
+    let mut failed_pages = 0usize;
+    for n in 1..=page_count as u32 {
+        let before = collector.pages.len();
+        let ok = quietly(|| pdf_extract::output_doc_page(&doc, &mut collector, n))
+            .is_some_and(|r| r.is_ok());
+        if !ok {
+            failed_pages += 1;
+        }
+        // Keep page numbering aligned even when a page failed half-way.
+        if collector.pages.len() == before {
+            collector.pages.push(Page::default());
+        }
+    }
+    if failed_pages == page_count {
+        return Err(SourceError::Malformed(format!(
+            "none of the {page_count} pages could be read (unreadable objects or content streams)"
+        )));
+    }
+    Ok(collector.pages)
+}
+
+/// Group glyphs into rows by baseline (greedy, in y order). Each row's baseline is that of its
+/// largest glyphs, so super/subscripts join the line they belong to.
+fn rows(mut glyphs: Vec<Glyph>) -> Vec<Vec<Glyph>> {
+    glyphs.sort_by(|a, b| b.y.total_cmp(&a.y));
+    let mut rows: Vec<(f64, f64, Vec<Glyph>)> = Vec::new(); // (baseline, size, glyphs)
+    for g in glyphs {
+        if let Some((y, size, row)) = rows.last_mut() {
+            let tol = 0.45 * size.max(g.size);
+            if (*y - g.y).abs() <= tol {
+                if g.size > *size + 0.1 && !g.text.trim().is_empty() {
+                    *y = g.y;
+                    *size = g.size;
+                }
+                row.push(g);
+                continue;
+            }
+        }
+        rows.push((g.y, g.size, vec![g]));
+    }
+    rows.into_iter().map(|(_, _, r)| r).collect()
+}
+
+/// The text of one row of glyphs (sorted by x): spaces where the gap is wide, duplicates of
+/// overprinted glyphs (fake bold) removed.
+fn row_line(mut row: Vec<Glyph>, column: Column) -> Option<Line> {
+    row.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let mut text = String::new();
+    let mut prev: Option<&Glyph> = None;
+    let mut x0 = f64::INFINITY;
+    let mut x1 = f64::NEG_INFINITY;
+    let mut sizes: Vec<f64> = Vec::new();
+    let mut ys: Vec<(f64, f64)> = Vec::new();
+    for g in &row {
+        if g.text.is_empty() {
+            continue;
+        }
+        let is_space = g.text.trim().is_empty();
+        if let Some(p) = prev {
+            let p_end = p.x + p.w;
+            let size = p.size.min(g.size).max(1.0);
+            if g.text == p.text && (g.x - p.x).abs() < 0.15 * size && (g.y - p.y).abs() < 0.15 * size
+            {
+                continue; // the same glyph drawn twice
+            }
+            let gap = g.x - p_end;
+            if (gap > 0.13 * size || gap < -1.5 * size) && !text.ends_with(' ') && !is_space {
+                text.push(' ');
+            }
+        }
+        if is_space {
+            if !text.is_empty() && !text.ends_with(' ') {
+                text.push(' ');
+            }
+        } else {
+            text.push_str(&g.text);
+            x0 = x0.min(g.x);
+            x1 = x1.max(g.x + g.w);
+            sizes.push(g.size);
+            ys.push((g.size, g.y));
+        }
+        prev = Some(g);
+    }
+    let text = text.trim().to_string();
+    if text.is_empty() {
+        return None;
+    }
+    sizes.sort_by(|a, b| a.total_cmp(b));
+    let size = sizes[sizes.len() / 2];
+    // Baseline: that of the glyphs at the row's median size.
+    let y = ys
+        .iter()
+        .min_by(|a, b| (a.0 - size).abs().total_cmp(&(b.0 - size).abs()))
+        .map(|p| p.1)
+        .unwrap_or(0.0);
+    Some(Line {
+        text,
+        x0,
+        x1,
+        y,
+        size,
+        column,
+    })
+}
+
+/// Find the gutter of a two-column page: an x in the middle band that (almost) no row crosses,
+/// with many rows having text on both sides of it. Returns its x, or None for one column.
+pub fn detect_gutter(rows: &[Vec<(f64, f64)>], page_left: f64, width: f64) -> Option<f64> {
+    let nrows = rows.iter().filter(|r| !r.is_empty()).count();
+    if nrows < 10 {
+        return None;
+    }
+    let lo = page_left + 0.3 * width;
+    let hi = page_left + 0.7 * width;
+    let steps = ((hi - lo) / 1.0).ceil().max(1.0) as usize;
+    let mut best: Option<(usize, usize, f64)> = None; // (crossings, -both, x)
+    let mut best_run: Vec<f64> = Vec::new();
+    for i in 0..=steps {
+        let x = lo + i as f64;
+        let mut cross = 0usize;
+        for r in rows {
+            if r.iter().any(|&(a, b)| a < x && x < b) {
+                cross += 1;
+            }
+        }
+        match best {
+            Some((c, _, _)) if cross > c => {}
+            Some((c, _, _)) if cross == c => best_run.push(x),
+            _ => {
+                best = Some((cross, 0, x));
+                best_run = vec![x];
+            }
+        }
+    }
+    let (cross, _, _) = best?;
+    // Middle of the (first) widest run of best x positions.
+    let x = best_run[best_run.len() / 2];
+    let both = rows
+        .iter()
+        .filter(|r| r.iter().any(|&(_, b)| b <= x) && r.iter().any(|&(a, _)| a >= x))
+        .count();
+    let left = rows
+        .iter()
+        .filter(|r| !r.is_empty() && r.iter().all(|&(_, b)| b <= x + 0.5))
+        .count();
+    let right = rows
+        .iter()
+        .filter(|r| !r.is_empty() && r.iter().all(|&(a, _)| a >= x - 0.5))
+        .count();
+    let two = cross * 10 <= nrows
+        && (both * 10 >= nrows * 3 || (left * 5 >= nrows && right * 5 >= nrows && both >= 3));
+    two.then_some(x)
+}
+
+/// Lay a page's glyphs out into lines in reading order.
+pub fn layout(glyphs: Vec<Glyph>, width: f64, page_left: f64) -> Vec<Line> {
+    let prelim = rows(glyphs);
+    let spans: Vec<Vec<(f64, f64)>> = prelim
+        .iter()
+        .map(|r| {
+            r.iter()
+                .filter(|g| !g.text.trim().is_empty())
+                .map(|g| (g.x, g.x + g.w.max(0.1)))
+                .collect()
+        })
+        .collect();
+    let Some(gutter) = detect_gutter(&spans, page_left, width) else {
+        return prelim
+            .into_iter()
+            .filter_map(|r| row_line(r, Column::Full))
+            .collect();
+    };
+    let mut out = Vec::new();
+    let mut left: Vec<Glyph> = Vec::new();
+    let mut right: Vec<Glyph> = Vec::new();
+    let flush = |left: &mut Vec<Glyph>, right: &mut Vec<Glyph>, out: &mut Vec<Line>| {
+        for r in rows(std::mem::take(left)) {
+            out.extend(row_line(r, Column::Left));
+        }
+        for r in rows(std::mem::take(right)) {
+            out.extend(row_line(r, Column::Right));
+        }
+    };
+    for (row, span) in prelim.into_iter().zip(spans) {
+        let crosses = span.iter().any(|&(a, b)| a < gutter && gutter < b);
+        if crosses {
+            flush(&mut left, &mut right, &mut out);
+            out.extend(row_line(row, Column::Full));
+        } else {
+            for g in row {
+                if g.x < gutter {
+                    left.push(g);
+                } else {
+                    right.push(g);
+                }
+            }
+        }
+    }
+    flush(&mut left, &mut right, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(x: f64, y: f64, s: &str) -> Vec<Glyph> {
+        s.chars()
+            .enumerate()
+            .map(|(i, c)| Glyph {
+                x: x + 5.0 * i as f64,
+                y,
+                w: 5.0,
+                size: 10.0,
+                text: c.to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn spaces_from_gaps_and_rows_from_baselines() {
+        let mut g = word(100.0, 700.0, "hello");
+        g.extend(word(128.0, 700.0, "world"));
+        g.extend(word(100.0, 688.0, "next"));
+        // A superscript slightly above the first row.
+        g.extend(word(155.0, 703.5, "2"));
+        let lines = layout(g, 600.0, 0.0);
+        let texts: Vec<_> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, vec!["hello world 2", "next"]);
+    }
+
+    #[test]
+    fn two_columns_are_read_column_by_column() {
+        let mut g = word(100.0, 760.0, "A title that spans the whole page width here and more");
+        for i in 0..20 {
+            let y = 700.0 - 12.0 * i as f64;
+            g.extend(word(60.0, y, &format!("left{i:02} text of the column")));
+            g.extend(word(320.0, y, &format!("right{i:02} text of the column")));
+        }
+        let lines = layout(g, 600.0, 0.0);
+        assert_eq!(lines[0].column, Column::Full);
+        assert!(lines[1].text.starts_with("left00"));
+        assert!(lines[20].text.starts_with("left19"));
+        assert!(lines[21].text.starts_with("right00"));
+        assert_eq!(lines[21].column, Column::Right);
+    }
+
+    #[test]
+    fn one_column_page_is_not_split() {
+        let mut g = Vec::new();
+        for i in 0..20 {
+            g.extend(word(
+                60.0,
+                700.0 - 12.0 * i as f64,
+                "a long line of running text that crosses the middle of the page width",
+            ));
+        }
+        let lines = layout(g, 600.0, 0.0);
+        assert!(lines.iter().all(|l| l.column == Column::Full));
+        assert_eq!(lines.len(), 20);
+    }
+}
