@@ -16,7 +16,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use pdf_extract::{Document, MediaBox, OutputDev, OutputError, Transform};
+use pdf_extract::content::{Content, Operation};
+use pdf_extract::{Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Stream, Transform};
 
 use super::normalize::expand_ligatures;
 use super::SourceError;
@@ -87,6 +88,8 @@ struct Collector {
     glyphs: Vec<Glyph>,
     rotated: Vec<Glyph>,
     media: (f64, f64, f64, f64),
+    /// A page was begun and not yet ended.
+    open: bool,
 }
 
 impl OutputDev for Collector {
@@ -98,11 +101,13 @@ impl OutputDev for Collector {
     ) -> Result<(), OutputError> {
         self.glyphs.clear();
         self.rotated.clear();
+        self.open = true;
         self.media = (media_box.llx, media_box.lly, media_box.urx, media_box.ury);
         Ok(())
     }
 
     fn end_page(&mut self) -> Result<(), OutputError> {
+        self.open = false;
         let (llx, lly, urx, ury) = self.media;
         let glyphs = std::mem::take(&mut self.glyphs);
         let mut rotated = std::mem::take(&mut self.rotated);
@@ -190,7 +195,7 @@ pub fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
             }
         }));
     });
-    QUIET_PANICS.with(|q| q.set(true));
+    QUIET_PANICS.with(|q| q.set(std::env::var_os("SEMTRACE_DEBUG_PANICS").is_none()));
     let r = catch_unwind(AssertUnwindSafe(f));
     QUIET_PANICS.with(|q| q.set(false));
     r.ok()
@@ -198,6 +203,163 @@ pub fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
 
 fn find(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
+}
+
+
+/// Resolve a reference (or return the object itself).
+fn deref<'a>(doc: &'a Document, o: &'a Object) -> Option<&'a Object> {
+    doc.dereference(o).ok().map(|(_, o)| o)
+}
+
+/// A dictionary entry, references followed.
+fn dict_get<'a>(doc: &'a Document, d: &'a Dictionary, key: &[u8]) -> Option<&'a Object> {
+    d.get(key).ok().and_then(|o| deref(doc, o))
+}
+
+/// The page's resources, inherited from the page tree when the page has none of its own.
+fn page_resources(doc: &Document, page_id: ObjectId) -> Dictionary {
+    let mut id = Some(page_id);
+    for _ in 0..32 {
+        let Some(d) = id.and_then(|i| doc.get_dictionary(i).ok()) else {
+            break;
+        };
+        if let Some(r) = dict_get(doc, d, b"Resources").and_then(|r| r.as_dict().ok()) {
+            return r.clone();
+        }
+        id = d.get(b"Parent").ok().and_then(|p| p.as_reference().ok());
+    }
+    Dictionary::new()
+}
+
+/// Replace `Do` of form XObjects by their content (inside q/cm/Q, fonts renamed into the page's
+/// font dictionary) and drop `Do` of images. pdf-extract draws a form with a fresh graphics
+/// state (its text lands at the wrong place) and parses an image's bytes as a content stream
+/// (it panics); flattening first avoids both, so figure text is extracted where it is drawn.
+fn inline_forms(
+    doc: &Document,
+    ops: Vec<Operation>,
+    res: &Dictionary,
+    fonts: &mut Dictionary,
+    rename: &std::collections::HashMap<Vec<u8>, Vec<u8>>,
+    depth: usize,
+    counter: &mut usize,
+    out: &mut Vec<Operation>,
+) {
+    for mut op in ops {
+        match op.operator.as_str() {
+            "Tf" if depth > 0 => {
+                if let Some(new) = op
+                    .operands
+                    .first()
+                    .and_then(|o| o.as_name().ok())
+                    .and_then(|n| rename.get(n))
+                {
+                    op.operands[0] = Object::Name(new.clone());
+                    out.push(op);
+                }
+            }
+            // Named resources of the form (graphics states, colour spaces, shadings) are not
+            // carried over; none of them matters for text.
+            "gs" | "cs" | "CS" | "sc" | "scn" | "SC" | "SCN" | "sh" if depth > 0 => {}
+            "Do" => {
+                let form = op
+                    .operands
+                    .first()
+                    .and_then(|o| o.as_name().ok())
+                    .and_then(|name| {
+                        let xobjects = dict_get(doc, res, b"XObject")?.as_dict().ok()?;
+                        dict_get(doc, xobjects, name)?.as_stream().ok()
+                    })
+                    .filter(|s| {
+                        s.dict.get(b"Subtype").ok().and_then(|t| t.as_name().ok()) == Some(b"Form")
+                    });
+                let Some(form) = form else { continue };
+                if depth >= 8 {
+                    continue;
+                }
+                let bytes = form
+                    .decompressed_content()
+                    .unwrap_or_else(|_| form.content.clone());
+                let Ok(content) = Content::decode(&bytes) else {
+                    continue;
+                };
+                let form_res = dict_get(doc, &form.dict, b"Resources")
+                    .and_then(|r| r.as_dict().ok())
+                    .unwrap_or(res);
+                let mut names = std::collections::HashMap::new();
+                if let Some(f) = dict_get(doc, form_res, b"Font").and_then(|f| f.as_dict().ok()) {
+                    for (k, v) in f.iter() {
+                        *counter += 1;
+                        let new = format!("SemTraceF{counter}").into_bytes();
+                        fonts.set(new.clone(), v.clone());
+                        names.insert(k.clone(), new);
+                    }
+                }
+                let matrix: Vec<Object> = dict_get(doc, &form.dict, b"Matrix")
+                    .and_then(|m| m.as_array().ok())
+                    .filter(|m| m.len() == 6 && m.iter().all(|x| x.as_float().is_ok()))
+                    .cloned()
+                    .unwrap_or_else(|| {
+                        [1, 0, 0, 1, 0, 0].into_iter().map(Object::Integer).collect()
+                    });
+                out.push(Operation::new("q", vec![]));
+                out.push(Operation::new("cm", matrix));
+                inline_forms(
+                    doc,
+                    content.operations,
+                    form_res,
+                    fonts,
+                    &names,
+                    depth + 1,
+                    counter,
+                    out,
+                );
+                out.push(Operation::new("Q", vec![]));
+            }
+            _ => out.push(op),
+        }
+    }
+}
+
+/// Flatten the forms of every page (see [`inline_forms`]); pages that fail are left as they are.
+fn flatten_pages(doc: &mut Document) {
+    let pages: Vec<ObjectId> = doc.get_pages().values().copied().collect();
+    let mut counter = 0usize;
+    for page_id in pages {
+        let Some((ops, resources, fonts)) = quietly(|| {
+            let content = Content::decode(&doc.get_page_content(page_id).ok()?).ok()?;
+            let resources = page_resources(doc, page_id);
+            let mut fonts = dict_get(doc, &resources, b"Font")
+                .and_then(|f| f.as_dict().ok())
+                .cloned()
+                .unwrap_or_default();
+            let mut ops = Vec::new();
+            inline_forms(
+                doc,
+                content.operations,
+                &resources,
+                &mut fonts,
+                &Default::default(),
+                0,
+                &mut counter,
+                &mut ops,
+            );
+            Some((ops, resources, fonts))
+        })
+        .flatten() else {
+            continue;
+        };
+        let Ok(bytes) = (Content { operations: ops }).encode() else {
+            continue;
+        };
+        let mut resources = resources;
+        resources.set("Font", Object::Dictionary(fonts));
+        let stream = doc.add_object(Stream::new(Dictionary::new(), bytes));
+        if let Ok(page) = doc.get_dictionary_mut(page_id) {
+            page.set("Resources", Object::Dictionary(resources));
+            page.set("Contents", Object::Reference(stream));
+        }
+    }
 }
 
 /// Load and lay out every page. Errors name the problem (encrypted, truncated, malformed).
@@ -209,7 +371,17 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
             "no %%EOF marker at the end of the file (incomplete download or copy?)".into(),
         ));
     }
-    let doc = match quietly(|| Document::load_mem(bytes)) {
+    // Some producers append junk after %%EOF that lopdf refuses: retry without it.
+    let trimmed = bytes
+        .windows(5)
+        .rposition(|w| w == b"%%EOF")
+        .map(|i| &bytes[..i + 5])
+        .unwrap_or(bytes);
+    let loaded = match quietly(|| Document::load_mem(bytes)) {
+        Some(Err(_)) | None if trimmed.len() < bytes.len() => quietly(|| Document::load_mem(trimmed)),
+        r => r,
+    };
+    let doc = match loaded {
         None => {
             return Err(SourceError::Malformed(
                 "the PDF parser failed on its structure".into(),
@@ -251,6 +423,9 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
             "no pages could be read from the page tree".into(),
         ));
     }
+    if std::env::var_os("NOFLAT").is_none() {
+        flatten_pages(&mut doc);
+    }
     let mut collector = Collector::default();
     let mut failed_pages = 0usize;
     for n in 1..=page_count as u32 {
@@ -259,6 +434,10 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
             .is_some_and(|r| r.is_ok());
         if !ok {
             failed_pages += 1;
+            // Keep what was drawn before the failure.
+            if collector.open {
+                let _ = quietly(|| collector.end_page());
+            }
         }
         // Keep page numbering aligned even when a page failed half-way.
         if collector.pages.len() == before {
