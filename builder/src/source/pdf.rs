@@ -316,6 +316,8 @@ fn inline_forms(
                 );
                 out.push(Operation::new("Q", vec![]));
             }
+            // Inline images: irrelevant to text, and lopdf does not re-encode them faithfully.
+            "BI" | "ID" | "EI" => {}
             _ => out.push(op),
         }
     }
@@ -328,6 +330,9 @@ fn flatten_pages(doc: &mut Document) {
     for page_id in pages {
         let Some((ops, resources, fonts)) = quietly(|| {
             let content = Content::decode(&doc.get_page_content(page_id).ok()?).ok()?;
+            if !content.operations.iter().any(|o| o.operator == "Do") {
+                return None;
+            }
             let resources = page_resources(doc, page_id);
             let mut fonts = dict_get(doc, &resources, b"Font")
                 .and_then(|f| f.as_dict().ok())
@@ -349,9 +354,17 @@ fn flatten_pages(doc: &mut Document) {
         .flatten() else {
             continue;
         };
+        let n_ops = ops.len();
         let Ok(bytes) = (Content { operations: ops }).encode() else {
             continue;
         };
+        // Only use the rewritten content if it reads back as what was written.
+        if quietly(|| Content::decode(&bytes).map(|c| c.operations.len()))
+            .and_then(|r| r.ok())
+            != Some(n_ops)
+        {
+            continue;
+        }
         let mut resources = resources;
         resources.set("Font", Object::Dictionary(fonts));
         let stream = doc.add_object(Stream::new(Dictionary::new(), bytes));
@@ -430,8 +443,13 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
     let mut failed_pages = 0usize;
     for n in 1..=page_count as u32 {
         let before = collector.pages.len();
-        let ok = quietly(|| pdf_extract::output_doc_page(&doc, &mut collector, n))
-            .is_some_and(|r| r.is_ok());
+        let r = quietly(|| pdf_extract::output_doc_page(&doc, &mut collector, n));
+        if std::env::var_os("SEMTRACE_DEBUG_PANICS").is_some() {
+            if let Some(Err(e)) = &r {
+                eprintln!("page {n}: {e}");
+            }
+        }
+        let ok = r.is_some_and(|r| r.is_ok());
         if !ok {
             failed_pages += 1;
             // Keep what was drawn before the failure.
