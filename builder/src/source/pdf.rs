@@ -201,6 +201,18 @@ pub fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
     r.ok()
 }
 
+/// The byte offset after the last `startxref`.
+fn startxref(bytes: &[u8]) -> Option<usize> {
+    let i = bytes.windows(9).rposition(|w| w == b"startxref")?;
+    let digits: String = bytes[i + 9..]
+        .iter()
+        .skip_while(|b| b.is_ascii_whitespace())
+        .take_while(|b| b.is_ascii_digit())
+        .map(|&b| b as char)
+        .collect();
+    digits.parse().ok()
+}
+
 fn find(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
@@ -231,6 +243,23 @@ fn page_resources(doc: &Document, page_id: ObjectId) -> Dictionary {
     Dictionary::new()
 }
 
+/// Does an operation have the operands pdf-extract asserts on? (A malformed number in a content
+/// stream otherwise aborts the rest of the page.)
+fn valid_operands(op: &Operation) -> bool {
+    let num = |i: usize| op.operands.get(i).is_some_and(|o| o.as_float().is_ok());
+    let nums = |n: usize| op.operands.len() == n && (0..n).all(num);
+    match op.operator.as_str() {
+        "cm" | "Tm" => nums(6),
+        "Td" | "TD" => nums(2),
+        "Tc" | "Tw" | "Tz" | "TL" | "Ts" => nums(1),
+        "Tf" => op.operands.len() == 2 && op.operands[0].as_name().is_ok() && num(1),
+        "TJ" => op.operands.len() == 1 && op.operands[0].as_array().is_ok(),
+        "Tj" | "'" => op.operands.len() == 1 && op.operands[0].as_str().is_ok(),
+        "\"" => op.operands.len() == 3 && num(0) && num(1) && op.operands[2].as_str().is_ok(),
+        _ => true,
+    }
+}
+
 /// Replace `Do` of form XObjects by their content (inside q/cm/Q, fonts renamed into the page's
 /// font dictionary) and drop `Do` of images. pdf-extract draws a form with a fresh graphics
 /// state (its text lands at the wrong place) and parses an image's bytes as a content stream
@@ -246,6 +275,9 @@ fn inline_forms(
     out: &mut Vec<Operation>,
 ) {
     for mut op in ops {
+        if !valid_operands(&op) {
+            continue;
+        }
         match op.operator.as_str() {
             "Tf" if depth > 0 => {
                 if let Some(new) = op
@@ -330,7 +362,11 @@ fn flatten_pages(doc: &mut Document) {
     for page_id in pages {
         let Some((ops, resources, fonts)) = quietly(|| {
             let content = Content::decode(&doc.get_page_content(page_id).ok()?).ok()?;
-            if !content.operations.iter().any(|o| o.operator == "Do") {
+            if !content
+                .operations
+                .iter()
+                .any(|o| o.operator == "Do" || !valid_operands(o))
+            {
                 return None;
             }
             let resources = page_resources(doc, page_id);
@@ -384,16 +420,30 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
             "no %%EOF marker at the end of the file (incomplete download or copy?)".into(),
         ));
     }
-    // Some producers append junk after %%EOF that lopdf refuses: retry without it.
-    let trimmed = bytes
+    // Repairs tried in turn when lopdf refuses the file: junk after %%EOF cut off; a cross-
+    // reference table whose "xref" keyword is followed by a space instead of an end of line.
+    let trimmed: Vec<u8> = bytes
         .windows(5)
         .rposition(|w| w == b"%%EOF")
-        .map(|i| &bytes[..i + 5])
-        .unwrap_or(bytes);
-    let loaded = match quietly(|| Document::load_mem(bytes)) {
-        Some(Err(_)) | None if trimmed.len() < bytes.len() => quietly(|| Document::load_mem(trimmed)),
-        r => r,
-    };
+        .map(|i| bytes[..i + 5].to_vec())
+        .unwrap_or_else(|| bytes.to_vec());
+    let mut loaded = quietly(|| Document::load_mem(bytes));
+    if !matches!(loaded, Some(Ok(_))) {
+        let mut fixed = trimmed.clone();
+        if let Some(off) = startxref(&fixed) {
+            if fixed.get(off..off + 5) == Some(b"xref ") {
+                fixed[off + 4] = b'\n';
+            }
+        }
+        for candidate in [&trimmed, &fixed] {
+            if candidate.as_slice() != bytes {
+                if let Some(Ok(d)) = quietly(|| Document::load_mem(candidate)) {
+                    loaded = Some(Ok(d));
+                    break;
+                }
+            }
+        }
+    }
     let doc = match loaded {
         None => {
             return Err(SourceError::Malformed(
