@@ -355,25 +355,145 @@ fn inline_forms(
     }
 }
 
+/// Is this a composite font whose predefined CMap pdf-extract cannot read but whose codes are GBK
+/// (GBK-EUC-H/V, GB-EUC-H/V, GBKp-EUC, GBK2K)? pdf-extract panics on them.
+fn gbk_font(doc: &Document, fonts: &Dictionary, name: &[u8]) -> Option<Dictionary> {
+    let font = dict_get(doc, fonts, name)?.as_dict().ok()?;
+    if font.get(b"Subtype").ok()?.as_name().ok()? != b"Type0" {
+        return None;
+    }
+    let enc = font.get(b"Encoding").ok()?.as_name().ok()?;
+    (enc.starts_with(b"GBK") || enc.starts_with(b"GB-EUC")).then(|| font.clone())
+}
+
+/// A ToUnicode CMap mapping every 2-byte code to the same UTF-16 code unit.
+fn identity_to_unicode() -> Vec<u8> {
+    let mut s = String::from(
+        "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n\
+         /CMapName /SemTrace-UCS2 def\n/CMapType 2 def\n\
+         1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n",
+    );
+    for block in 0..3 {
+        let hi: Vec<u32> = (block * 100..((block + 1) * 100).min(256)).collect();
+        s.push_str(&format!("{} beginbfrange\n", hi.len()));
+        for h in hi {
+            s.push_str(&format!("<{h:02X}00> <{h:02X}FF> <{h:02X}00>\n"));
+        }
+        s.push_str("endbfrange\n");
+    }
+    s.push_str("endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
+    s.into_bytes()
+}
+
+/// GBK bytes → 2-byte UTF-16BE codes for the replacement Identity-H font.
+fn gbk_to_ucs2(bytes: &[u8]) -> Vec<u8> {
+    let (text, _, _) = encoding_rs::GBK.decode(bytes);
+    text.encode_utf16().flat_map(|u| u.to_be_bytes()).collect()
+}
+
+/// Re-encode text shown in GBK-coded composite fonts as Identity-H codes with a ToUnicode map
+/// (a replacement font is added under a new name). Returns whether anything changed.
+fn convert_gbk(
+    doc: &mut Document,
+    ops: &mut [Operation],
+    fonts: &mut Dictionary,
+    cache: &mut std::collections::HashMap<ObjectId, (Vec<u8>, ObjectId)>,
+) -> bool {
+    let mut current = false;
+    let mut changed = false;
+    for op in ops.iter_mut() {
+        match op.operator.as_str() {
+            "Tf" => {
+                let Ok(name) = op.operands[0].as_name().map(|n| n.to_vec()) else {
+                    continue;
+                };
+                current = false;
+                let key = fonts.get(&name).ok().and_then(|o| o.as_reference().ok());
+                if let Some((new, id)) = key.and_then(|k| cache.get(&k)) {
+                    fonts.set(new.clone(), Object::Reference(*id));
+                    op.operands[0] = Object::Name(new.clone());
+                    current = true;
+                    changed = true;
+                    continue;
+                }
+                let Some(mut font) = gbk_font(doc, fonts, &name) else {
+                    continue;
+                };
+                let cmap = doc.add_object(Stream::new(Dictionary::new(), identity_to_unicode()));
+                font.set("Encoding", Object::Name(b"Identity-H".to_vec()));
+                font.set("ToUnicode", Object::Reference(cmap));
+                let descendant = font
+                    .get(b"DescendantFonts")
+                    .ok()
+                    .and_then(|d| deref(doc, d))
+                    .and_then(|d| d.as_array().ok())
+                    .and_then(|a| a.first())
+                    .and_then(|d| deref(doc, d))
+                    .and_then(|d| d.as_dict().ok())
+                    .cloned();
+                if let Some(mut d) = descendant {
+                    d.remove(b"W");
+                    d.set("DW", Object::Integer(1000));
+                    let id = doc.add_object(Object::Dictionary(d));
+                    font.set("DescendantFonts", Object::Array(vec![Object::Reference(id)]));
+                }
+                let id = doc.add_object(Object::Dictionary(font));
+                let new = format!("SemTraceGBK{}", cache.len() + 1).into_bytes();
+                fonts.set(new.clone(), Object::Reference(id));
+                if let Some(k) = key {
+                    cache.insert(k, (new.clone(), id));
+                }
+                op.operands[0] = Object::Name(new);
+                current = true;
+                changed = true;
+            }
+            "Tj" | "'" | "\"" | "TJ" if current => {
+                for o in op.operands.iter_mut() {
+                    match o {
+                        Object::String(b, _) => *b = gbk_to_ucs2(b),
+                        Object::Array(a) => {
+                            for x in a.iter_mut() {
+                                if let Object::String(b, _) = x {
+                                    *b = gbk_to_ucs2(b);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                changed = true;
+            }
+            _ => {}
+        }
+    }
+    changed
+}
+
 /// Flatten the forms of every page (see [`inline_forms`]); pages that fail are left as they are.
 fn flatten_pages(doc: &mut Document) {
     let pages: Vec<ObjectId> = doc.get_pages().values().copied().collect();
     let mut counter = 0usize;
+    let mut gbk_cache = std::collections::HashMap::new();
     for page_id in pages {
         let Some((ops, resources, fonts)) = quietly(|| {
             let content = Content::decode(&doc.get_page_content(page_id).ok()?).ok()?;
-            if !content
-                .operations
-                .iter()
-                .any(|o| o.operator == "Do" || !valid_operands(o))
-            {
-                return None;
-            }
             let resources = page_resources(doc, page_id);
-            let mut fonts = dict_get(doc, &resources, b"Font")
+            let fonts = dict_get(doc, &resources, b"Font")
                 .and_then(|f| f.as_dict().ok())
                 .cloned()
                 .unwrap_or_default();
+            if !content.operations.iter().any(|o| {
+                o.operator == "Do"
+                    || !valid_operands(o)
+                    || (o.operator == "Tf"
+                        && o.operands
+                            .first()
+                            .and_then(|n| n.as_name().ok())
+                            .is_some_and(|n| gbk_font(doc, &fonts, n).is_some()))
+            }) {
+                return None;
+            }
+            let mut fonts = fonts;
             let mut ops = Vec::new();
             inline_forms(
                 doc,
@@ -390,6 +510,9 @@ fn flatten_pages(doc: &mut Document) {
         .flatten() else {
             continue;
         };
+        let mut ops = ops;
+        let mut fonts = fonts;
+        let _ = quietly(|| convert_gbk(doc, &mut ops, &mut fonts, &mut gbk_cache));
         let n_ops = ops.len();
         let Ok(bytes) = (Content { operations: ops }).encode() else {
             continue;
