@@ -779,13 +779,25 @@ pub fn detect_gutter(rows: &[Vec<(f64, f64)>], page_left: f64, width: f64) -> Op
 /// Lay a page's glyphs out into lines in reading order.
 pub fn layout(glyphs: Vec<Glyph>, width: f64, page_left: f64) -> Vec<Line> {
     let prelim = rows(glyphs);
+    // Per row, the x extents of its runs of text: glyph boxes merged across word gaps (under
+    // 0.8 em), so a full-width line crosses the gutter and two columns stay apart.
     let spans: Vec<Vec<(f64, f64)>> = prelim
         .iter()
         .map(|r| {
-            r.iter()
+            let mut boxes: Vec<(f64, f64, f64)> = r
+                .iter()
                 .filter(|g| !g.text.trim().is_empty())
-                .map(|g| (g.x, g.x + g.w.max(0.1)))
-                .collect()
+                .map(|g| (g.x, g.x + g.w.max(0.1), g.size))
+                .collect();
+            boxes.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut merged: Vec<(f64, f64)> = Vec::new();
+            for (a, b, size) in boxes {
+                match merged.last_mut() {
+                    Some(last) if a - last.1 < 0.8 * size => last.1 = last.1.max(b),
+                    _ => merged.push((a, b)),
+                }
+            }
+            merged
         })
         .collect();
     let Some(gutter) = detect_gutter(&spans, page_left, width) else {
@@ -874,7 +886,7 @@ mod tests {
         let mut g = Vec::new();
         for i in 0..20 {
             g.extend(word(
-                60.0,
+                60.0 + (i % 3) as f64 * 7.0,
                 700.0 - 12.0 * i as f64,
                 "a long line of running text that crosses the middle of the page width",
             ));
