@@ -469,6 +469,97 @@ fn convert_gbk(
     changed
 }
 
+/// Glyph names of ligatures made of plain letters ("T_h", "f_t", "f_f_i") → their text.
+fn ligature_name_text(name: &[u8]) -> Option<String> {
+    let name = std::str::from_utf8(name).ok()?;
+    let parts: Vec<&str> = name.split('_').collect();
+    (parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| p.len() == 1 && p.as_bytes()[0].is_ascii_alphabetic()))
+    .then(|| parts.concat())
+}
+
+/// Simple fonts whose /Differences name ligature glyphs (T_h, f_t, ...) that their ToUnicode
+/// CMap leaves out get the missing entries, so "The" is not read as the base encoding's "Œe".
+fn patch_ligature_to_unicode(doc: &mut Document) {
+    let mut patches: Vec<(ObjectId, Vec<u8>)> = Vec::new();
+    for (_, obj) in doc.objects.iter() {
+        let Ok(font) = obj.as_dict() else { continue };
+        if font.get(b"Type").ok().and_then(|t| t.as_name().ok()) != Some(b"Font") {
+            continue;
+        }
+        let Some(tu) = font.get(b"ToUnicode").ok().and_then(|t| t.as_reference().ok()) else {
+            continue;
+        };
+        let Some(diffs) = font
+            .get(b"Encoding")
+            .ok()
+            .and_then(|e| deref(doc, e))
+            .and_then(|e| e.as_dict().ok())
+            .and_then(|e| dict_get(doc, e, b"Differences"))
+            .and_then(|d| d.as_array().ok())
+        else {
+            continue;
+        };
+        let mut code = 0i64;
+        let mut entries = Vec::new();
+        for d in diffs {
+            match d {
+                Object::Integer(n) => code = *n,
+                Object::Name(name) => {
+                    if let Some(text) = ligature_name_text(name) {
+                        if (0..256).contains(&code) {
+                            let hex: String =
+                                text.encode_utf16().map(|u| format!("{u:04X}")).collect();
+                            entries.push(format!("<{code:02X}> <{hex}>"));
+                        }
+                    }
+                    code += 1;
+                }
+                _ => {}
+            }
+        }
+        if entries.is_empty() {
+            continue;
+        }
+        let Some(stream) = doc.get_object(tu).ok().and_then(|o| o.as_stream().ok()) else {
+            continue;
+        };
+        let Ok(cmap) = stream.decompressed_content().or_else(|_| {
+            if stream.dict.get(b"Filter").is_err() {
+                Ok(stream.content.clone())
+            } else {
+                Err(())
+            }
+        }) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&cmap);
+        let Some(at) = text.rfind("endcmap") else { continue };
+        // Existing single-code entries win: add only codes the CMap does not mention.
+        let entries: Vec<String> = entries
+            .into_iter()
+            .filter(|e| !text.to_lowercase().contains(&format!("{}<", &e[..4]).to_lowercase())
+                && !text.to_lowercase().contains(&e[..4].to_lowercase()))
+            .collect();
+        if entries.is_empty() {
+            continue;
+        }
+        let patched = format!(
+            "{}{} beginbfchar\n{}\nendbfchar\n{}",
+            &text[..at],
+            entries.len(),
+            entries.join("\n"),
+            &text[at..]
+        );
+        patches.push((tu, patched.into_bytes()));
+    }
+    for (id, content) in patches {
+        let _ = doc.set_object(id, Object::Stream(Stream::new(Dictionary::new(), content)));
+    }
+}
+
 /// Flatten the forms of every page (see [`inline_forms`]); pages that fail are left as they are.
 fn flatten_pages(doc: &mut Document) {
     let pages: Vec<ObjectId> = doc.get_pages().values().copied().collect();
@@ -611,6 +702,7 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
     }
     if std::env::var_os("NOFLAT").is_none() {
         flatten_pages(&mut doc);
+        let _ = quietly(|| patch_ligature_to_unicode(&mut doc));
     }
     let mut collector = Collector::default();
     let mut failed_pages = 0usize;
