@@ -23,7 +23,6 @@ const NAMED_HEADINGS: &[&str] = &[
     "methods",
     "methodology",
     "approach",
-    "model",
     "experiments",
     "experiment",
     "experimental setup",
