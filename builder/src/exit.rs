@@ -24,9 +24,7 @@ pub fn code_for(e: &anyhow::Error) -> i32 {
             };
         }
         if cause.downcast_ref::<InputError>().is_some()
-            || cause
-                .downcast_ref::<crate::source::SourceError>()
-                .is_some()
+            || cause.downcast_ref::<crate::source::SourceError>().is_some()
         {
             return BAD_INPUT;
         }

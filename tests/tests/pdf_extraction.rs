@@ -181,9 +181,16 @@ fn every_corpus_pdf_covers_poppler_words() {
             ours.len(),
             cov,
             char_cov,
-            if cjk_dominant { "  (CJK: measured on characters)" } else { "" }
+            if cjk_dominant {
+                "  (CJK: measured on characters)"
+            } else {
+                ""
+            }
         );
-        assert!(!v["units"].as_array().unwrap().is_empty(), "{name}: no units");
+        assert!(
+            !v["units"].as_array().unwrap().is_empty(),
+            "{name}: no units"
+        );
         if measured < 0.95 {
             failures.push(format!("{name}: {measured:.4}"));
         }
@@ -218,7 +225,10 @@ fn scope_cut_at_references_on_corpus_papers() {
     // Body text is kept, reference titles are not.
     assert!(body.contains("Scaled Dot-Product Attention"));
     assert!(body.contains("multi-head attention"));
-    assert!(!body.contains("Layer normalization"), "reference list leaked");
+    assert!(
+        !body.contains("Layer normalization"),
+        "reference list leaked"
+    );
     assert!(!body.contains("Adam: A method for stochastic optimization"));
     // Ids are p{page}.u{n}, unique, in page order; sections come from headings.
     let us = units(&attention);
@@ -233,9 +243,9 @@ fn scope_cut_at_references_on_corpus_papers() {
         last_page = page;
         assert!(u["page"].as_u64().unwrap() <= 10);
     }
-    assert!(us
-        .iter()
-        .any(|u| u["section"].as_str().is_some_and(|s| s.contains("Introduction"))));
+    assert!(us.iter().any(|u| u["section"]
+        .as_str()
+        .is_some_and(|s| s.contains("Introduction"))));
     assert!(attention["title"]
         .as_str()
         .is_some_and(|t| t.contains("Attention Is All You Need")));
@@ -249,7 +259,9 @@ fn scope_cut_at_references_on_corpus_papers() {
         let v = extract_json(&shared().join(file), &home);
         assert_eq!(v["cut"]["page"], page, "{file}: {}", v["cut"]);
         assert!(v["excluded_units"].as_u64().unwrap() > 0, "{file}");
-        assert!(units(&v).iter().all(|u| u["page"].as_u64().unwrap() <= page));
+        assert!(units(&v)
+            .iter()
+            .all(|u| u["page"].as_u64().unwrap() <= page));
     }
 }
 

@@ -18,13 +18,25 @@ fn render_text(doc: &SourceDoc, path: &Path) -> String {
     let _ = writeln!(s, "sha256:   {}", doc.sha256);
     let _ = writeln!(s, "title:    {}", doc.title.as_deref().unwrap_or("(none)"));
     let _ = writeln!(s, "pages:    {}", doc.pages);
-    let _ = writeln!(s, "units:    {} retained, {} excluded", doc.units.len(), doc.excluded_units);
+    let _ = writeln!(
+        s,
+        "units:    {} retained, {} excluded",
+        doc.units.len(),
+        doc.excluded_units
+    );
     match &doc.cut {
         Some(c) => {
-            let _ = writeln!(s, "cut:      page {} at \"{}\" ({})", c.page, c.heading, c.reason);
+            let _ = writeln!(
+                s,
+                "cut:      page {} at \"{}\" ({})",
+                c.page, c.heading, c.reason
+            );
         }
         None => {
-            let _ = writeln!(s, "cut:      none (no References/Bibliography heading found)");
+            let _ = writeln!(
+                s,
+                "cut:      none (no References/Bibliography heading found)"
+            );
         }
     }
     let mut section: Option<&str> = None;

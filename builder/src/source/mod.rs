@@ -12,7 +12,6 @@ use std::path::Path;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-pub use normalize::word_tokens;
 use units::Block;
 
 /// A paragraph-like unit of the document body, the smallest thing a fact can cite.
@@ -109,7 +108,8 @@ fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Load a source document, PDF (by its `%PDF-` magic) or UTF-8 text/Markdown.
 pub fn load(path: &Path) -> Result<SourceDoc, SourceError> {
-    let bytes = std::fs::read(path).map_err(|e| SourceError::Io(format!("{}: {e}", path.display())))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| SourceError::Io(format!("{}: {e}", path.display())))?;
     load_bytes(&bytes)
 }
 

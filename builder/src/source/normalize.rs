@@ -67,7 +67,8 @@ pub fn squash_spaces(s: &str) -> String {
 }
 
 /// Lowercase alphanumeric word tokens of a text (ligatures expanded, line-end hyphenation undone),
-/// the measure used to compare our extraction with poppler's.
+/// the measure used to compare our extraction with poppler's (the e2e test has its own copy).
+#[cfg(test)]
 pub fn word_tokens(text: &str) -> Vec<String> {
     let expanded = expand_ligatures(text);
     let lines: Vec<&str> = expanded.lines().collect();

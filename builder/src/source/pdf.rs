@@ -17,7 +17,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pdf_extract::content::{Content, Operation};
-use pdf_extract::{Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Stream, Transform};
+use pdf_extract::{
+    Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Stream, Transform,
+};
 
 use super::normalize::expand_ligatures;
 use super::SourceError;
@@ -56,7 +58,6 @@ pub struct Line {
 /// A laid-out page.
 #[derive(Debug, Clone, Default)]
 pub struct Page {
-    pub width: f64,
     pub height: f64,
     /// Bottom of the media box (y of the page's lower edge).
     pub bottom: f64,
@@ -126,7 +127,6 @@ impl OutputDev for Collector {
         }
         let lines = layout(glyphs, (urx - llx).abs().max(1.0), llx);
         self.pages.push(Page {
-            width: (urx - llx).abs(),
             height: (ury - lly).abs(),
             bottom: lly.min(ury),
             lines,
@@ -184,7 +184,8 @@ thread_local! {
 }
 
 /// Run `f`, turning a panic into `None`; the panic message is not printed (only on this thread,
-/// and only while `f` runs: other panics still reach the previous hook).
+/// and only while `f` runs: other panics still reach the previous hook). Set
+/// `SEMTRACE_DEBUG_PANICS` to see them (and per-page extraction errors) when debugging.
 pub fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
@@ -216,7 +217,6 @@ fn startxref(bytes: &[u8]) -> Option<usize> {
 fn find(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
-
 
 /// Resolve a reference (or return the object itself).
 fn deref<'a>(doc: &'a Document, o: &'a Object) -> Option<&'a Object> {
@@ -264,6 +264,7 @@ fn valid_operands(op: &Operation) -> bool {
 /// font dictionary) and drop `Do` of images. pdf-extract draws a form with a fresh graphics
 /// state (its text lands at the wrong place) and parses an image's bytes as a content stream
 /// (it panics); flattening first avoids both, so figure text is extracted where it is drawn.
+#[allow(clippy::too_many_arguments)]
 fn inline_forms(
     doc: &Document,
     ops: Vec<Operation>,
@@ -332,7 +333,10 @@ fn inline_forms(
                     .filter(|m| m.len() == 6 && m.iter().all(|x| x.as_float().is_ok()))
                     .cloned()
                     .unwrap_or_else(|| {
-                        [1, 0, 0, 1, 0, 0].into_iter().map(Object::Integer).collect()
+                        [1, 0, 0, 1, 0, 0]
+                            .into_iter()
+                            .map(Object::Integer)
+                            .collect()
                     });
                 out.push(Operation::new("q", vec![]));
                 out.push(Operation::new("cm", matrix));
@@ -435,7 +439,10 @@ fn convert_gbk(
                     d.remove(b"W");
                     d.set("DW", Object::Integer(1000));
                     let id = doc.add_object(Object::Dictionary(d));
-                    font.set("DescendantFonts", Object::Array(vec![Object::Reference(id)]));
+                    font.set(
+                        "DescendantFonts",
+                        Object::Array(vec![Object::Reference(id)]),
+                    );
                 }
                 let id = doc.add_object(Object::Dictionary(font));
                 let new = format!("SemTraceGBK{}", cache.len() + 1).into_bytes();
@@ -489,7 +496,11 @@ fn patch_ligature_to_unicode(doc: &mut Document) {
         if font.get(b"Type").ok().and_then(|t| t.as_name().ok()) != Some(b"Font") {
             continue;
         }
-        let Some(tu) = font.get(b"ToUnicode").ok().and_then(|t| t.as_reference().ok()) else {
+        let Some(tu) = font
+            .get(b"ToUnicode")
+            .ok()
+            .and_then(|t| t.as_reference().ok())
+        else {
             continue;
         };
         let Some(diffs) = font
@@ -536,12 +547,18 @@ fn patch_ligature_to_unicode(doc: &mut Document) {
             continue;
         };
         let text = String::from_utf8_lossy(&cmap);
-        let Some(at) = text.rfind("endcmap") else { continue };
+        let Some(at) = text.rfind("endcmap") else {
+            continue;
+        };
         // Existing single-code entries win: add only codes the CMap does not mention.
         let entries: Vec<String> = entries
             .into_iter()
-            .filter(|e| !text.to_lowercase().contains(&format!("{}<", &e[..4]).to_lowercase())
-                && !text.to_lowercase().contains(&e[..4].to_lowercase()))
+            .filter(|e| {
+                !text
+                    .to_lowercase()
+                    .contains(&format!("{}<", &e[..4]).to_lowercase())
+                    && !text.to_lowercase().contains(&e[..4].to_lowercase())
+            })
             .collect();
         if entries.is_empty() {
             continue;
@@ -556,7 +573,7 @@ fn patch_ligature_to_unicode(doc: &mut Document) {
         patches.push((tu, patched.into_bytes()));
     }
     for (id, content) in patches {
-        let _ = doc.set_object(id, Object::Stream(Stream::new(Dictionary::new(), content)));
+        doc.set_object(id, Object::Stream(Stream::new(Dictionary::new(), content)));
     }
 }
 
@@ -609,8 +626,7 @@ fn flatten_pages(doc: &mut Document) {
             continue;
         };
         // Only use the rewritten content if it reads back as what was written.
-        if quietly(|| Content::decode(&bytes).map(|c| c.operations.len()))
-            .and_then(|r| r.ok())
+        if quietly(|| Content::decode(&bytes).map(|c| c.operations.len())).and_then(|r| r.ok())
             != Some(n_ops)
         {
             continue;
@@ -674,8 +690,7 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
             {
                 return Err(SourceError::Encrypted);
             }
-            if !find(bytes, b"startxref") || (!find(bytes, b"trailer") && !find(bytes, b"/XRef"))
-            {
+            if !find(bytes, b"startxref") || (!find(bytes, b"trailer") && !find(bytes, b"/XRef")) {
                 return Err(SourceError::Truncated(format!(
                     "missing cross-reference table or trailer ({msg})"
                 )));
@@ -700,10 +715,8 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
             "no pages could be read from the page tree".into(),
         ));
     }
-    if std::env::var_os("NOFLAT").is_none() {
-        flatten_pages(&mut doc);
-        let _ = quietly(|| patch_ligature_to_unicode(&mut doc));
-    }
+    flatten_pages(&mut doc);
+    let _ = quietly(|| patch_ligature_to_unicode(&mut doc));
     let mut collector = Collector::default();
     let mut failed_pages = 0usize;
     for n in 1..=page_count as u32 {
@@ -775,7 +788,9 @@ fn row_line(mut row: Vec<Glyph>, column: Column) -> Option<Line> {
         if let Some(p) = prev {
             let p_end = p.x + p.w;
             let size = p.size.min(g.size).max(1.0);
-            if g.text == p.text && (g.x - p.x).abs() < 0.15 * size && (g.y - p.y).abs() < 0.15 * size
+            if g.text == p.text
+                && (g.x - p.x).abs() < 0.15 * size
+                && (g.y - p.y).abs() < 0.15 * size
             {
                 continue; // the same glyph drawn twice
             }
@@ -959,7 +974,11 @@ mod tests {
 
     #[test]
     fn two_columns_are_read_column_by_column() {
-        let mut g = word(100.0, 760.0, "A title that spans the whole page width here and more");
+        let mut g = word(
+            100.0,
+            760.0,
+            "A title that spans the whole page width here and more",
+        );
         for i in 0..20 {
             let y = 700.0 - 12.0 * i as f64;
             g.extend(word(60.0, y, &format!("left{i:02} text of the column")));

@@ -16,9 +16,10 @@ const REFERENCE_HEADINGS: &[&str] = &[
 /// Does a unit read like a bibliography entry (a year, "et al.", "[12]", "In Proceedings")?
 fn looks_like_reference(text: &str) -> bool {
     let t = text.trim_start();
-    let numbered = t.starts_with('[') && t[1..].split_once(']').is_some_and(|(n, _)| {
-        !n.is_empty() && n.len() <= 4 && n.chars().all(|c| c.is_ascii_digit())
-    });
+    let numbered = t.starts_with('[')
+        && t[1..].split_once(']').is_some_and(|(n, _)| {
+            !n.is_empty() && n.len() <= 4 && n.chars().all(|c| c.is_ascii_digit())
+        });
     let year = t.as_bytes().windows(4).any(|w| {
         (w.starts_with(b"19") || w.starts_with(b"20")) && w.iter().all(|b| b.is_ascii_digit())
     });
@@ -71,10 +72,16 @@ mod tests {
     use super::*;
 
     fn h(t: &str) -> Block {
-        Block::Heading { page: 3, text: t.into() }
+        Block::Heading {
+            page: 3,
+            text: t.into(),
+        }
     }
     fn u(t: &str) -> Block {
-        Block::Unit { page: 3, text: t.into() }
+        Block::Unit {
+            page: 3,
+            text: t.into(),
+        }
     }
 
     #[test]
@@ -93,7 +100,10 @@ mod tests {
         assert_eq!(cut.page, 3);
         assert!(find_cut(&blocks[..2]).is_none());
         // A "References" heading followed by prose is not a reference list.
-        let prose = vec![h("References"), u("This section is about something else entirely.")];
+        let prose = vec![
+            h("References"),
+            u("This section is about something else entirely."),
+        ];
         assert!(find_cut(&prose).is_none());
     }
 }

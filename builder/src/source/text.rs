@@ -90,13 +90,34 @@ mod tests {
         assert_eq!(
             b,
             vec![
-                Block::Heading { page: 1, text: "A Paper Title".into() },
-                Block::Heading { page: 1, text: "Abstract".into() },
-                Block::Unit { page: 1, text: "We study example things.".into() },
-                Block::Heading { page: 1, text: "1 Introduction".into() },
-                Block::Unit { page: 1, text: "Text here.".into() },
-                Block::Heading { page: 1, text: "2.1 Setup".into() },
-                Block::Unit { page: 1, text: "More text.".into() },
+                Block::Heading {
+                    page: 1,
+                    text: "A Paper Title".into()
+                },
+                Block::Heading {
+                    page: 1,
+                    text: "Abstract".into()
+                },
+                Block::Unit {
+                    page: 1,
+                    text: "We study example things.".into()
+                },
+                Block::Heading {
+                    page: 1,
+                    text: "1 Introduction".into()
+                },
+                Block::Unit {
+                    page: 1,
+                    text: "Text here.".into()
+                },
+                Block::Heading {
+                    page: 1,
+                    text: "2.1 Setup".into()
+                },
+                Block::Unit {
+                    page: 1,
+                    text: "More text.".into()
+                },
             ]
         );
     }

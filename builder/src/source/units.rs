@@ -83,9 +83,7 @@ fn split_number(s: &str) -> Option<(&str, &str)> {
 pub fn heading_key(s: &str) -> String {
     let s = s.trim();
     let rest = split_number(s).map(|(_, r)| r).unwrap_or(s);
-    rest.trim_end_matches([':', '.'])
-        .trim()
-        .to_lowercase()
+    rest.trim_end_matches([':', '.']).trim().to_lowercase()
 }
 
 /// Is this line (on its own) a section heading? Named headings ("Introduction", "REFERENCES",
@@ -137,7 +135,9 @@ fn running_key(s: &str) -> String {
 
 /// A bare page number: "7", "- 7 -", "vii", "Page 7", "7 of 12".
 pub fn is_page_number(s: &str) -> bool {
-    let t = s.trim().trim_matches(|c: char| c == '-' || c == '–' || c.is_whitespace());
+    let t = s
+        .trim()
+        .trim_matches(|c: char| c == '-' || c == '–' || c.is_whitespace());
     let t = t
         .strip_prefix("Page ")
         .or_else(|| t.strip_prefix("page "))
@@ -258,9 +258,9 @@ fn is_bullet(s: &str) -> bool {
     let t = s.trim_start();
     t.starts_with(['•', '◦', '▪', '‣', '∙', '●', '■', '□', '–', '—'])
         || (t.starts_with('(')
-            && t[1..]
-                .split_once(')')
-                .is_some_and(|(n, _)| !n.is_empty() && n.len() <= 3 && n.chars().all(|c| c.is_alphanumeric())))
+            && t[1..].split_once(')').is_some_and(|(n, _)| {
+                !n.is_empty() && n.len() <= 3 && n.chars().all(|c| c.is_alphanumeric())
+            }))
 }
 
 /// Result of segmenting a document's pages.
@@ -402,8 +402,11 @@ pub fn segment(pages: &[Page]) -> Segmented {
                         || gap > leading * 1.45
                         || gap < -0.5
                         || (p.size - l.size).abs() > 0.15 * l.size.max(p.size)
-                        || (indent > 0.7 * l.size && indent < 4.0 * l.size && p_indent < 0.5 * l.size)
-                        || (p.x1 < cr - 3.0 * p.size && p.text.trim_end().ends_with(['.', ':', '?', '!']))
+                        || (indent > 0.7 * l.size
+                            && indent < 4.0 * l.size
+                            && p_indent < 0.5 * l.size)
+                        || (p.x1 < cr - 3.0 * p.size
+                            && p.text.trim_end().ends_with(['.', ':', '?', '!']))
                         || is_bullet(&l.text)
                 }
             };
@@ -476,14 +479,25 @@ mod tests {
     fn running_headers_and_footers_are_detected() {
         let pages: Vec<Page> = (1..=6)
             .map(|n| Page {
-                width: 612.0,
                 height: 792.0,
                 bottom: 0.0,
                 lines: vec![
                     line("Published as a conference paper at ICLR 2021", 760.0),
-                    line(&format!("Body text {} goes here.", ["alpha", "beta", "gamma", "delta", "eps", "zeta"][n - 1]), 600.0),
+                    line(
+                        &format!(
+                            "Body text {} goes here.",
+                            ["alpha", "beta", "gamma", "delta", "eps", "zeta"][n - 1]
+                        ),
+                        600.0,
+                    ),
                     line("More body text that differs on each page", 588.0 - n as f64),
-                    line(&format!("and the {} paragraph continues.", ["one", "two", "three", "four", "five", "six"][n - 1]), 400.0),
+                    line(
+                        &format!(
+                            "and the {} paragraph continues.",
+                            ["one", "two", "three", "four", "five", "six"][n - 1]
+                        ),
+                        400.0,
+                    ),
                     line(&n.to_string(), 30.0),
                 ],
                 rotated: String::new(),
