@@ -691,8 +691,8 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
                 return Err(SourceError::Encrypted);
             }
             if !find(bytes, b"startxref") || (!find(bytes, b"trailer") && !find(bytes, b"/XRef")) {
-                return Err(SourceError::Truncated(format!(
-                    "missing cross-reference table or trailer ({msg})"
+                return Err(SourceError::Malformed(format!(
+                    "no usable cross-reference table or trailer ({msg})"
                 )));
             }
             return Err(SourceError::Malformed(msg));
