@@ -878,7 +878,14 @@ pub fn detect_gutter(rows: &[Vec<(f64, f64)>], page_left: f64, width: f64) -> Op
         .iter()
         .filter(|r| !r.is_empty() && r.iter().all(|&(a, _)| a >= x - 0.5))
         .count();
-    let two = cross * 10 <= nrows
+    if std::env::var_os("SEMTRACE_DEBUG_LAYOUT").is_some() {
+        eprintln!(
+            "gutter x={x:.1} rows={nrows} cross={cross} both={both} left={left} right={right}"
+        );
+    }
+    // Full-width rows (title, wide figures and tables) may cross; most text rows must not.
+    let two = cross * 2 <= nrows
+        && both >= 5
         && (both * 10 >= nrows * 3 || (left * 5 >= nrows && right * 5 >= nrows && both >= 3));
     two.then_some(x)
 }
