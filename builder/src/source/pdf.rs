@@ -1000,6 +1000,28 @@ mod tests {
     }
 
     #[test]
+    fn ligature_glyph_names_and_gbk() {
+        assert_eq!(ligature_name_text(b"T_h").as_deref(), Some("Th"));
+        assert_eq!(ligature_name_text(b"f_f_i").as_deref(), Some("ffi"));
+        assert_eq!(ligature_name_text(b"fi"), None);
+        assert_eq!(ligature_name_text(b"uni0041_x"), None);
+        // "中文" in GBK → UTF-16BE code units.
+        assert_eq!(
+            gbk_to_ucs2(&[0xD6, 0xD0, 0xCE, 0xC4]),
+            vec![0x4E, 0x2D, 0x65, 0x87]
+        );
+    }
+
+    #[test]
+    fn malformed_operands_are_caught() {
+        let op = |name: &str, n: usize| Operation::new(name, vec![Object::Integer(1); n]);
+        assert!(valid_operands(&op("cm", 6)));
+        assert!(!valid_operands(&op("cm", 5)));
+        assert!(!valid_operands(&op("Td", 1)));
+        assert!(valid_operands(&op("re", 4)));
+    }
+
+    #[test]
     fn one_column_page_is_not_split() {
         let mut g = Vec::new();
         for i in 0..20 {
