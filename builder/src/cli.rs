@@ -36,7 +36,7 @@ pub enum Command {
     /// and show where the body is cut (at the reference list).
     #[command(
         long_about = "Extract a source document into evidence units: paragraph-like units in reading \
-                      order with stable ids p{page}.u{n}, the nearest section heading, and the scope \
+                      order with stable ids p<page>.u<n>, the nearest section heading, and the scope \
                       cut (the body ends at the References/Bibliography heading; the reference list, \
                       appendices and checklists after it are excluded).\n\n\
                       PAPER is a PDF (recognised by its %PDF- header) or UTF-8 text/Markdown \

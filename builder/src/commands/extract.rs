@@ -14,7 +14,11 @@ use crate::source::{self, SourceDoc};
 fn render_text(doc: &SourceDoc, path: &Path) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "source:   {}", path.display());
-    let _ = writeln!(s, "kind:     {:?}", doc.kind);
+    let kind = match doc.kind {
+        source::SourceKind::Pdf => "pdf",
+        source::SourceKind::Text => "text",
+    };
+    let _ = writeln!(s, "kind:     {kind}");
     let _ = writeln!(s, "sha256:   {}", doc.sha256);
     let _ = writeln!(s, "title:    {}", doc.title.as_deref().unwrap_or("(none)"));
     let _ = writeln!(s, "pages:    {}", doc.pages);
