@@ -36,6 +36,20 @@ pub enum Command {
     Build(BuildArgs),
     /// Measure the engine (pairs/s) and the exhaustive decoder (wall time per review) on real reviews.
     Bench(BenchArgs),
+    /// Extract a source document (PDF, or plain text/Markdown) into page-numbered evidence units
+    /// and show where the body is cut (at the reference list).
+    #[command(
+        long_about = "Extract a source document into evidence units: paragraph-like units in reading \
+                      order with stable ids p<page>.u<n>, the nearest section heading, and the scope \
+                      cut (the body ends at the References/Bibliography heading; the reference list, \
+                      appendices and checklists after it are excluded).\n\n\
+                      PAPER is a PDF (recognised by its %PDF- header) or UTF-8 text/Markdown \
+                      (paragraphs split on blank lines; # headings and numbered headings set the \
+                      section).\n\n\
+                      Exit codes: 0 done; 3 the document cannot be used (encrypted, no text layer, \
+                      truncated, malformed, not a document, empty); 5 the output cannot be written."
+    )]
+    Extract(ExtractArgs),
     /// Generate raw candidate facts from a text/Markdown document with an OpenAI-compatible LLM
     /// (initial + supplemental pass per ~15,000-character chunk; no gates applied) and write them as JSON.
     Candidates(CandidatesArgs),
@@ -133,6 +147,19 @@ pub struct ControlsArgs {
     /// Characters of the paper placed in the prompt at most (its beginning, cut at a paragraph break).
     #[arg(long, default_value_t = 60_000)]
     pub max_paper_chars: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct ExtractArgs {
+    /// The paper: a PDF, or a UTF-8 text/Markdown file.
+    pub paper: PathBuf,
+    /// Print one JSON object {kind, sha256, title, pages, cut, excluded_units, units, page_text}
+    /// instead of readable text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the output to FILE (atomically: a temporary file renamed into place) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]

@@ -25,7 +25,9 @@ pub fn code_for(e: &anyhow::Error) -> i32 {
                 ErrorKind::Model => MODEL,
             };
         }
-        if cause.downcast_ref::<InputError>().is_some() {
+        if cause.downcast_ref::<InputError>().is_some()
+            || cause.downcast_ref::<crate::source::SourceError>().is_some()
+        {
             return BAD_INPUT;
         }
     }

@@ -10,8 +10,6 @@ mod llm;
 mod model_store;
 mod pipeline;
 mod progress;
-// The types are used by the LLM candidate generator; the loader that fills them is in progress.
-#[allow(dead_code)]
 mod source;
 
 use clap::Parser;

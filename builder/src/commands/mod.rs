@@ -6,6 +6,7 @@ mod candidates;
 mod controls;
 mod detect;
 mod llm_args;
+mod extract;
 mod model;
 
 use anyhow::Result;
@@ -20,5 +21,6 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Build(a) => build::run(a),
         Command::Candidates(a) => candidates::run(a),
         Command::Controls(a) => controls::run(a),
+        Command::Extract(a) => extract::run(a),
     }
 }

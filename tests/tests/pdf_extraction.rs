@@ -1,0 +1,410 @@
+//! `semtrace extract` on every real corpus PDF (word coverage against poppler's pdftotext), the
+//! scope cut, bad PDFs, and text input from a corpus review file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use semtrace_e2e::*;
+
+/// Ligatures expanded, hyphenation at line ends undone, lowercase alphanumeric tokens (the same
+/// rule on both sides).
+fn tokens(text: &str) -> Vec<String> {
+    let mut s = String::new();
+    for c in text.chars() {
+        match c {
+            '\u{FB00}' => s.push_str("ff"),
+            '\u{FB01}' => s.push_str("fi"),
+            '\u{FB02}' => s.push_str("fl"),
+            '\u{FB03}' => s.push_str("ffi"),
+            '\u{FB04}' => s.push_str("ffl"),
+            '\u{AD}' => {}
+            c => s.push(c),
+        }
+    }
+    let mut joined = String::new();
+    for line in s.lines() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let hyphen = joined.ends_with('-')
+            && joined[..joined.len() - 1]
+                .chars()
+                .last()
+                .is_some_and(char::is_alphabetic)
+            && line.chars().next().is_some_and(char::is_lowercase);
+        if hyphen {
+            joined.pop();
+        } else if !joined.is_empty() {
+            joined.push(' ');
+        }
+        joined.push_str(line);
+    }
+    // Fullwidth ASCII folded; each CJK ideograph/kana/hangul is a word of its own (those
+    // scripts put no spaces between words).
+    let mut spaced = String::new();
+    for c in fold_fullwidth(&joined).chars() {
+        if is_cjk(c) {
+            spaced.push(' ');
+            spaced.push(c);
+            spaced.push(' ');
+        } else {
+            spaced.push(c);
+        }
+    }
+    spaced
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn fold_fullwidth(s: &str) -> String {
+    s.chars()
+        .map(|c| match c as u32 {
+            0xFF01..=0xFF5E => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            _ => c,
+        })
+        .collect()
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
+}
+
+/// Lowercase alphanumeric characters (fullwidth folded): the measure for CJK text, where
+/// poppler's own word boundaries are unreliable (it splits fullwidth Latin words mid-word).
+fn chars(text: &str) -> Vec<String> {
+    fold_fullwidth(text)
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .map(String::from)
+        .collect()
+}
+
+fn multiset(tokens: &[String]) -> HashMap<&str, usize> {
+    let mut m = HashMap::new();
+    for t in tokens {
+        *m.entry(t.as_str()).or_insert(0) += 1;
+    }
+    m
+}
+
+/// |ours ∩ poppler| / |poppler| over multisets.
+fn coverage(ours: &[String], poppler: &[String]) -> f64 {
+    let o = multiset(ours);
+    let p = multiset(poppler);
+    let common: usize = p
+        .iter()
+        .map(|(w, n)| (*n).min(o.get(w).copied().unwrap_or(0)))
+        .sum();
+    common as f64 / poppler.len().max(1) as f64
+}
+
+fn corpus_pdfs() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for dir in ["corpus/papers", "corpus/papers-with-reviews"] {
+        for e in std::fs::read_dir(shared().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "pdf") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    assert!(v.len() >= 23, "{} corpus PDFs", v.len());
+    v
+}
+
+fn extract_json(path: &Path, home: &Path) -> serde_json::Value {
+    let o = semtrace(&["extract", "--json", path.to_str().unwrap()], home, None);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}: {}",
+        path.display(),
+        stderr(&o)
+    );
+    serde_json::from_slice(&o.stdout).expect("extract --json prints one JSON object")
+}
+
+fn poppler_text(path: &Path) -> String {
+    let o = Command::new("pdftotext")
+        .args(["-enc", "UTF-8"])
+        .arg(path)
+        .arg("-")
+        .output()
+        .expect("pdftotext (poppler-utils) must be installed");
+    assert!(o.status.success(), "pdftotext failed on {}", path.display());
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn every_corpus_pdf_covers_poppler_words() {
+    let home = temp_dir("pdf-coverage");
+    let mut failures = Vec::new();
+    eprintln!(
+        "{:<42} {:>5} {:>8} {:>8} {:>8} {:>8}  cut",
+        "file", "pages", "poppler", "ours", "coverage", "chars"
+    );
+    for pdf in corpus_pdfs() {
+        let v = extract_json(&pdf, &home);
+        let ours_text: Vec<&str> = v["page_text"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str().unwrap())
+            .collect();
+        let ours = tokens(&ours_text.join("\n"));
+        let popplers_text = poppler_text(&pdf);
+        let poppler = tokens(&popplers_text);
+        let cov = coverage(&ours, &poppler);
+        let poppler_text = popplers_text;
+        let cjk = poppler_text.chars().filter(|&c| is_cjk(c)).count();
+        let alnum = poppler_text.chars().filter(|c| c.is_alphanumeric()).count();
+        let char_cov = coverage(&chars(&ours_text.join("\n")), &chars(&poppler_text));
+        // CJK-dominant text is measured on characters (see `chars`), everything else on words.
+        let cjk_dominant = cjk * 10 >= alnum * 3;
+        let measured = if cjk_dominant { char_cov } else { cov };
+        let cut = match &v["cut"] {
+            serde_json::Value::Null => "-".to_string(),
+            c => format!("p{} {}", c["page"], c["heading"].as_str().unwrap_or("")),
+        };
+        let name = pdf.file_name().unwrap().to_string_lossy().into_owned();
+        eprintln!(
+            "{:<42} {:>5} {:>8} {:>8} {:>8.4} {:>8.4}  {cut}{}",
+            name,
+            v["pages"],
+            poppler.len(),
+            ours.len(),
+            cov,
+            char_cov,
+            if cjk_dominant {
+                "  (CJK: measured on characters)"
+            } else {
+                ""
+            }
+        );
+        assert!(
+            !v["units"].as_array().unwrap().is_empty(),
+            "{name}: no units"
+        );
+        if measured < 0.95 {
+            failures.push(format!("{name}: {measured:.4}"));
+        }
+    }
+    assert!(failures.is_empty(), "coverage below 0.95: {failures:?}");
+}
+
+fn units(v: &serde_json::Value) -> Vec<&serde_json::Value> {
+    v["units"].as_array().unwrap().iter().collect()
+}
+
+fn all_unit_text(v: &serde_json::Value) -> String {
+    units(v)
+        .iter()
+        .map(|u| u["text"].as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn scope_cut_at_references_on_corpus_papers() {
+    let home = temp_dir("pdf-cut");
+    let attention = extract_json(
+        &shared().join("corpus/papers-with-reviews/attention.pdf"),
+        &home,
+    );
+    let cut = &attention["cut"];
+    assert_eq!(cut["heading"], "References", "{cut}");
+    assert_eq!(cut["page"], 10, "{cut}");
+    assert!(attention["excluded_units"].as_u64().unwrap() >= 10);
+    let body = all_unit_text(&attention);
+    // Body text is kept, reference titles are not.
+    assert!(body.contains("Scaled Dot-Product Attention"));
+    assert!(body.contains("multi-head attention"));
+    assert!(
+        !body.contains("Layer normalization"),
+        "reference list leaked"
+    );
+    assert!(!body.contains("Adam: A method for stochastic optimization"));
+    // Ids are p{page}.u{n}, unique, in page order; sections come from headings.
+    let us = units(&attention);
+    let mut seen = std::collections::HashSet::new();
+    let mut last_page = 0;
+    for u in &us {
+        let id = u["id"].as_str().unwrap();
+        let page = u["page"].as_u64().unwrap();
+        assert!(id.starts_with(&format!("p{page}.u")), "{id}");
+        assert!(seen.insert(id.to_string()), "duplicate id {id}");
+        assert!(page >= last_page);
+        last_page = page;
+        assert!(u["page"].as_u64().unwrap() <= 10);
+    }
+    assert!(us.iter().any(|u| u["section"]
+        .as_str()
+        .is_some_and(|s| s.contains("Introduction"))));
+    assert!(attention["title"]
+        .as_str()
+        .is_some_and(|t| t.contains("Attention Is All You Need")));
+
+    // More papers checked by hand: (file, page of the References heading).
+    for (file, page) in [
+        ("corpus/papers/001-word2vec-efficient-estimation.pdf", 11),
+        ("corpus/papers/037-patches-iclr21.pdf", 9),
+        ("corpus/papers-with-reviews/2_carpe_diem.pdf", 9),
+    ] {
+        let v = extract_json(&shared().join(file), &home);
+        assert_eq!(v["cut"]["page"], page, "{file}: {}", v["cut"]);
+        assert!(v["excluded_units"].as_u64().unwrap() > 0, "{file}");
+        assert!(units(&v)
+            .iter()
+            .all(|u| u["page"].as_u64().unwrap() <= page));
+    }
+}
+
+/// A one-page PDF whose only content is an image XObject (no text layer).
+fn image_only_pdf() -> Vec<u8> {
+    let pixels = "00ff00ff".repeat(8);
+    let content = "q 200 0 0 200 100 400 cm /Im1 Do Q";
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im1 5 0 R >> >> /Contents 4 0 R >>".to_string(),
+        format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()),
+        format!(
+            "<< /Type /XObject /Subtype /Image /Width 4 /Height 4 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /ASCIIHexDecode /Length {} >>\nstream\n{pixels}>\nendstream",
+            pixels.len() + 1
+        ),
+    ];
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for off in offsets {
+        out.extend(format!("{off:010} 00000 n \n").as_bytes());
+    }
+    out.extend(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+#[test]
+fn bad_documents_exit_3_with_a_named_problem() {
+    let dir = temp_dir("pdf-bad");
+    let attention = shared().join("corpus/papers-with-reviews/attention.pdf");
+    let real = std::fs::read(&attention).unwrap();
+
+    let encrypted = dir.join("encrypted.pdf");
+    let st = Command::new("qpdf")
+        .args(["--encrypt", "u", "o", "256", "--"])
+        .arg(&attention)
+        .arg(&encrypted)
+        .status()
+        .expect("qpdf must be installed");
+    assert!(st.success());
+
+    let image = dir.join("image-only.pdf");
+    std::fs::write(&image, image_only_pdf()).unwrap();
+    let truncated = dir.join("truncated.pdf");
+    std::fs::write(&truncated, &real[..real.len() / 2]).unwrap();
+    // Deterministic pseudo-random bytes after a PDF header.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut junk = Vec::new();
+    for _ in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        junk.push((x >> 24) as u8);
+    }
+    let malformed = dir.join("malformed.pdf");
+    let mut m = b"%PDF-1.7\n".to_vec();
+    m.extend(&junk);
+    m.extend(b"\n%%EOF\n");
+    std::fs::write(&malformed, m).unwrap();
+    let binary = dir.join("junk.bin");
+    std::fs::write(&binary, &junk).unwrap();
+    let empty = dir.join("empty.txt");
+    std::fs::write(&empty, "\n\n   \n").unwrap();
+
+    for (file, needle) in [
+        (&encrypted, "encrypted"),
+        (&image, "no text layer"),
+        (&truncated, "truncated"),
+        (&malformed, "malformed"),
+        (&binary, "not a PDF"),
+        (&empty, "empty"),
+    ] {
+        let out = dir.join("out.json");
+        let o = semtrace(
+            &[
+                "extract",
+                "--json",
+                "--out",
+                out.to_str().unwrap(),
+                file.to_str().unwrap(),
+            ],
+            &dir,
+            None,
+        );
+        let err = stderr(&o);
+        eprintln!("{}: {}", file.display(), err.trim());
+        assert_eq!(o.status.code(), Some(3), "{}: {err}", file.display());
+        assert!(err.contains(needle), "{}: {err}", file.display());
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!out.exists(), "--out must not be created on error");
+    }
+}
+
+#[test]
+fn text_input_from_a_corpus_review_file() {
+    let dir = temp_dir("pdf-text");
+    let papers = corpus_papers(3);
+    let p = &papers[1];
+    let path = dir.join("paper.md");
+    std::fs::write(&path, &p.paper_text).unwrap();
+    let out = dir.join("units.json");
+    let o = semtrace(
+        &[
+            "extract",
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
+        &dir,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v["kind"], "text");
+    assert_eq!(v["pages"], 1);
+    let us = units(&v);
+    assert!(us.len() > 30, "{} units", us.len());
+    assert!(us.iter().all(|u| u["page"] == 1));
+    for (i, u) in us.iter().enumerate() {
+        assert_eq!(u["id"], format!("p1.u{}", i + 1));
+    }
+    assert!(us
+        .iter()
+        .any(|u| u["section"].as_str() == Some("1 Introduction")));
+    assert_eq!(v["cut"]["heading"], "References", "{}", v["cut"]);
+    assert!(v["excluded_units"].as_u64().unwrap() > 10);
+    // Headings are not units.
+    assert!(us.iter().all(|u| u["text"] != "1 Introduction"));
+    // The readable form lists the cut.
+    let o = semtrace(&["extract", path.to_str().unwrap()], &dir, None);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("cut:      page 1 at \"References\""));
+}
