@@ -40,6 +40,24 @@ pub fn normalize(text: &str) -> String {
                 j += 1;
             }
             if j > i + 1 && j < chars.len() && chars[j].is_lowercase() {
+                // A compound broken at its own hyphen keeps it ("English-\nto-German",
+                // "state-of-the-\nart"); the builder's line joiner does the same.
+                let next_word: String = chars[j..]
+                    .iter()
+                    .take_while(|c| !c.is_whitespace())
+                    .collect();
+                let prev_start = chars[..i]
+                    .iter()
+                    .rposition(|c| c.is_whitespace())
+                    .map_or(0, |p| p + 1);
+                let prev_word: String = chars[prev_start..i].iter().collect();
+                let compound = next_word
+                    .trim_end_matches(|c: char| !c.is_alphanumeric())
+                    .contains('-')
+                    || prev_word.contains('-');
+                if compound {
+                    out.push('-');
+                }
                 i = j;
                 continue;
             }
@@ -86,7 +104,10 @@ mod tests {
     #[test]
     fn whitespace_hyphenation_and_ligatures_are_normalised() {
         let src = "The model is trained on the ﬁve largest bench-\nmark  datasets\nin two days.";
-        assert!(contains(src, "trained on the five largest benchmark datasets"));
+        assert!(contains(
+            src,
+            "trained on the five largest benchmark datasets"
+        ));
         assert!(contains(src, "the ﬁve largest bench- mark datasets in two"));
         assert_eq!(normalize("  a\t b\n\nc "), "a b c");
     }
@@ -107,6 +128,15 @@ mod tests {
         // Not a line-end hyphen: followed by a letter directly, or by an uppercase word.
         assert_eq!(normalize("state-of-the-art"), "state-of-the-art");
         assert_eq!(normalize("pre- Transformer"), "pre- Transformer");
-        assert!(contains("a state-of-the-art model", "state-of-the-art model"));
+        assert!(contains(
+            "a state-of-the-art model",
+            "state-of-the-art model"
+        ));
+        assert_eq!(
+            normalize("WMT English-\nto-German task"),
+            "WMT English-to-German task"
+        );
+        assert_eq!(normalize("state-of-the-\nart"), "state-of-the-art");
+        assert_eq!(normalize("exam-\nple"), "example");
     }
 }

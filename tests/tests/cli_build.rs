@@ -49,28 +49,49 @@ fn offline_build_of_a_real_pdf_is_valid_auditable_and_reproducible() {
     let secret = dir.join("venue.secret");
     fs::write(&secret, b"venue secret for the e2e test").unwrap();
     let (a, b) = (dir.join("a"), dir.join("b"));
-    let o = build(&attention_pdf(), &a, &["--secret-file", secret.to_str().unwrap(), "--json"], &home);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}\nstdout: {}", stderr(&o), stdout(&o));
+    let o = build(
+        &attention_pdf(),
+        &a,
+        &["--secret-file", secret.to_str().unwrap(), "--json"],
+        &home,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stderr: {}\nstdout: {}",
+        stderr(&o),
+        stdout(&o)
+    );
     let summary: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("--json prints JSON");
     assert_eq!(summary["status"], "ok");
 
     // The bundle: valid, schema-conformant, K = 12 balanced, the default model's hash.
     let text = fs::read_to_string(a.join("bundle.json")).unwrap();
     let bundle = Bundle::from_json(&text).expect("a valid bundle");
-    let schema: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(root().join("schema/bundle-v1.schema.json")).unwrap()).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(root().join("schema/bundle-v1.schema.json")).unwrap(),
+    )
+    .unwrap();
     let instance: serde_json::Value = serde_json::from_str(&text).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator.iter_errors(&instance).map(|e| e.to_string()).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| e.to_string())
+        .collect();
     assert!(errors.is_empty(), "schema errors: {errors:?}");
     assert_eq!(bundle.k, 12);
     assert_eq!(bundle.codeword.iter().filter(|&&c| c == 1).count(), 6);
-    let model_sha = semtrace_core::sha256_hex(&fs::read(default_model().join("model.onnx")).unwrap());
+    let model_sha =
+        semtrace_core::sha256_hex(&fs::read(default_model().join("model.onnx")).unwrap());
     assert_eq!(bundle.model.sha256, model_sha);
     let mut slots: Vec<&str> = bundle.positions.iter().map(|p| p.slot.as_str()).collect();
     slots.sort();
     slots.dedup();
-    assert_eq!(slots.len(), 12, "every position has its own slot: {slots:?}");
+    assert_eq!(
+        slots.len(),
+        12,
+        "every position has its own slot: {slots:?}"
+    );
     assert_eq!(slots.iter().filter(|s| s.starts_with("summary")).count(), 4);
 
     // Every fact's quotation is really in the paper, as poppler reads it.
@@ -81,7 +102,12 @@ fn offline_build_of_a_real_pdf_is_valid_auditable_and_reproducible() {
             let words = f.text.split_whitespace().count();
             assert!((12..=35).contains(&words), "{}: {words} words", f.id);
             assert!(f.quote.split_whitespace().count() >= 5);
-            assert!(semtrace_core::quote::contains(&poppler, &f.quote), "quote of {} not in pdftotext output: {}", f.id, f.quote);
+            assert!(
+                semtrace_core::quote::contains(&poppler, &f.quote),
+                "quote of {} not in pdftotext output: {}",
+                f.id,
+                f.quote
+            );
             ids.push(f.id.clone());
         }
     }
@@ -96,7 +122,10 @@ fn offline_build_of_a_real_pdf_is_valid_auditable_and_reproducible() {
     assert!(cands.len() >= 24);
     for c in cands {
         let kept = c["kept"].as_bool().unwrap();
-        assert!(kept || (c["dropped_by"].is_string() && c["reason"].is_string()), "{c}");
+        assert!(
+            kept || (c["dropped_by"].is_string() && c["reason"].is_string()),
+            "{c}"
+        );
     }
     let selected = cands.iter().filter(|c| c["selected_rank"].is_u64()).count();
     assert_eq!(selected, 24);
@@ -104,7 +133,11 @@ fn offline_build_of_a_real_pdf_is_valid_auditable_and_reproducible() {
     let dropped: u64 = counts.iter().map(|g| g["dropped"].as_u64().unwrap()).sum();
     let kept = cands.iter().filter(|c| c["kept"] == true).count() as u64;
     assert_eq!(dropped + kept, cands.len() as u64);
-    assert!(report["document"]["cut"]["heading"].as_str().unwrap().to_lowercase().contains("reference"));
+    assert!(report["document"]["cut"]["heading"]
+        .as_str()
+        .unwrap()
+        .to_lowercase()
+        .contains("reference"));
     assert_eq!(report["priors"]["source"], "none");
     assert!(report["timings"].as_array().unwrap().len() >= 5);
     let md = fs::read_to_string(a.join("report.md")).unwrap();
@@ -114,11 +147,21 @@ fn offline_build_of_a_real_pdf_is_valid_auditable_and_reproducible() {
     }
 
     // Same inputs and secret: the same bundle, byte for byte.
-    let o = build(&attention_pdf(), &b, &["--secret-file", secret.to_str().unwrap()], &home);
+    let o = build(
+        &attention_pdf(),
+        &b,
+        &["--secret-file", secret.to_str().unwrap()],
+        &home,
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(text, fs::read_to_string(b.join("bundle.json")).unwrap());
     // ... and --out refuses to overwrite without --force.
-    let o = build(&attention_pdf(), &b, &["--secret-file", secret.to_str().unwrap()], &home);
+    let o = build(
+        &attention_pdf(),
+        &b,
+        &["--secret-file", secret.to_str().unwrap()],
+        &home,
+    );
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("--force"));
 }
@@ -137,15 +180,34 @@ fn a_document_with_too_few_facts_fails_and_names_the_gate() {
     let out = dir.join("out");
     let o = build(&paper, &out, &["--json"], &dir.join("home"));
     assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
-    assert!(!out.join("bundle.json").exists(), "no bundle for a failed build");
+    assert!(
+        !out.join("bundle.json").exists(),
+        "no bundle for a failed build"
+    );
     let report = read_json(&out.join("report.json"));
     assert_eq!(report["status"], "failed");
-    let gate = report["failure"]["starving_gate"].as_str().expect("the report names the gate");
-    assert!(["structure", "quote", "neutrality", "source-nli", "near-duplicate", "semantic-duplicate"].contains(&gate));
-    assert!(report["failure"]["message"].as_str().unwrap().contains("24"));
+    let gate = report["failure"]["starving_gate"]
+        .as_str()
+        .expect("the report names the gate");
+    assert!([
+        "structure",
+        "quote",
+        "neutrality",
+        "source-nli",
+        "near-duplicate",
+        "semantic-duplicate"
+    ]
+    .contains(&gate));
+    assert!(report["failure"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("24"));
     // The over-positive sentence is on record as dropped by the neutrality gate.
     let cands = report["candidates"].as_array().unwrap();
-    assert!(cands.iter().any(|c| c["dropped_by"] == "neutrality"), "{cands:?}");
+    assert!(
+        cands.iter().any(|c| c["dropped_by"] == "neutrality"),
+        "{cands:?}"
+    );
 }
 
 #[test]
@@ -153,7 +215,11 @@ fn unusable_inputs_are_refused_before_anything_is_written() {
     let dir = temp_dir("build-bad");
     let home = dir.join("home");
     let junk = dir.join("junk.pdf");
-    fs::write(&junk, b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage without xref").unwrap();
+    fs::write(
+        &junk,
+        b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage without xref",
+    )
+    .unwrap();
     let out = dir.join("out");
     let o = build(&junk, &out, &[], &home);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
@@ -161,7 +227,12 @@ fn unusable_inputs_are_refused_before_anything_is_written() {
     let o = build(&attention_pdf(), &out, &["--k", "7"], &home);
     assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("even"), "{}", stderr(&o));
-    let o = build(&attention_pdf(), &out, &["--controls", dir.join("missing").to_str().unwrap()], &home);
+    let o = build(
+        &attention_pdf(),
+        &out,
+        &["--controls", dir.join("missing").to_str().unwrap()],
+        &home,
+    );
     assert_eq!(o.status.code(), Some(3));
     assert!(!out.exists());
 }
@@ -179,7 +250,12 @@ fn supplied_controls_set_the_natural_mention_priors() {
         fs::write(controls.join(format!("control-{i}.md")), r).unwrap();
     }
     let out = dir.join("out");
-    let o = build(&src, &out, &["--controls", controls.to_str().unwrap(), "--k", "6"], &dir.join("home"));
+    let o = build(
+        &src,
+        &out,
+        &["--controls", controls.to_str().unwrap(), "--k", "6"],
+        &dir.join("home"),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let report = read_json(&out.join("report.json"));
     assert_eq!(report["priors"]["source"], "controls-dir");
@@ -195,7 +271,10 @@ fn supplied_controls_set_the_natural_mention_priors() {
         assert_eq!(q.len(), 3);
         let hits = q.iter().filter(|x| x.as_f64().unwrap() >= 0.52).count() as f64;
         let r = c["r"].as_f64().unwrap();
-        assert!((r - (hits + 1.0) / 5.0).abs() < 1e-9, "r = (hits+1)/(N+2): {c}");
+        assert!(
+            (r - (hits + 1.0) / 5.0).abs() < 1e-9,
+            "r = (hits+1)/(N+2): {c}"
+        );
     }
     let bundle = Bundle::from_json(&fs::read_to_string(out.join("bundle.json")).unwrap()).unwrap();
     assert_eq!(bundle.k, 6);

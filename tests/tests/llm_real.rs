@@ -126,8 +126,24 @@ fn real_llama_server_build_gates_its_candidates_and_resumes_from_cache() {
             .arg(&out)
             .args(["--embedder", emb.to_str().unwrap()])
             .args(["--llm-url", &srv.url(), "--llm-model", "smollm2"])
-            .args(["--llm-concurrency", "1", "--llm-retries", "2", "--llm-backoff-ms", "100"])
-            .args(["--k", "2", "--max-facts", "3", "--n-controls", "1", "--control-max-tokens", "200"])
+            .args([
+                "--llm-concurrency",
+                "1",
+                "--llm-retries",
+                "2",
+                "--llm-backoff-ms",
+                "100",
+            ])
+            .args([
+                "--k",
+                "2",
+                "--max-facts",
+                "3",
+                "--n-controls",
+                "1",
+                "--control-max-tokens",
+                "200",
+            ])
             .args(["--json", "--quiet"])
             .env("SEMTRACE_HOME", dir.join("home"));
         if force {
@@ -138,17 +154,28 @@ fn real_llama_server_build_gates_its_candidates_and_resumes_from_cache() {
     let o = run(false);
     // SmolLM2 is too small for quality: a bundle (0) or an explicit starved build (6) are both
     // correct outcomes; anything else is not.
-    assert!(matches!(o.status.code(), Some(0) | Some(6)), "{}", stderr(&o));
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(6)),
+        "{}",
+        stderr(&o)
+    );
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
     assert_eq!(report["mode"], "llm");
     assert_eq!(report["priors"]["source"], "llm", "{}", report["priors"]);
     let calls = report["llm"]["stats"]["calls"].as_u64().unwrap();
-    assert!(calls >= 3, "1 control + initial and supplemental candidate passes: {calls}");
+    assert!(
+        calls >= 3,
+        "1 control + initial and supplemental candidate passes: {calls}"
+    );
     let cands = report["candidates"].as_array().unwrap();
     assert!(!cands.is_empty(), "the LLM produced no candidates at all");
     // Headings are not evidence units, so a quotation of a heading is rightly not found.
-    let body: String = text.lines().filter(|l| !l.trim_start().starts_with('#')).collect::<Vec<_>>().join("\n");
+    let body: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n");
     for c in cands {
         assert!(c["origin"].as_str().unwrap().starts_with("llm-"), "{c}");
         let quote = c["quote"].as_str().unwrap();
@@ -161,9 +188,18 @@ fn real_llama_server_build_gates_its_candidates_and_resumes_from_cache() {
     }
     // Re-run: everything from the cache, the same candidates.
     let o = run(true);
-    assert!(matches!(o.status.code(), Some(0) | Some(6)), "{}", stderr(&o));
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(6)),
+        "{}",
+        stderr(&o)
+    );
     let again: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
-    assert_eq!(again["llm"]["stats"]["http_requests"].as_u64(), Some(0), "{}", again["llm"]);
+    assert_eq!(
+        again["llm"]["stats"]["http_requests"].as_u64(),
+        Some(0),
+        "{}",
+        again["llm"]
+    );
     assert_eq!(again["candidates"], report["candidates"]);
 }

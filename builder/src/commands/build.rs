@@ -71,8 +71,7 @@ pub fn run(args: BuildArgs) -> Result<i32> {
     let (key, key_source) = codeword_key(args.secret_file.as_ref())?;
     let mut stages = progress::Stages::new(args.quiet);
     stages.set("loading source", 0, 1);
-    let doc = source::load(&args.paper)
-        .map_err(|e| InputError(format!("{}: {e}", args.paper.display())))?;
+    let doc = llm_args::load_source(&args.paper)?;
     let controls = match &args.controls {
         Some(dir) => Some((
             "controls-dir".to_string(),
@@ -108,12 +107,7 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         Some((client, rt)) => {
             if controls.is_none() && args.n_controls > 0 {
                 stages.set("control reviews (LLM)", 0, args.n_controls);
-                let text: String = doc
-                    .units
-                    .iter()
-                    .map(|u| u.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n\n");
+                let text = llm_args::body_text(&doc);
                 let opts = ControlOptions {
                     max_tokens: args.control_max_tokens,
                     ..Default::default()

@@ -10,8 +10,7 @@ use crate::exit::{self, InputError};
 use crate::llm::cache::write_atomic;
 
 pub fn run(a: CandidatesArgs) -> Result<i32> {
-    let text = llm_args::read_source_text(&a.source)?;
-    let units = llm_args::text_units(&text);
+    let units = llm_args::load_source(&a.source)?.units;
     if units.is_empty() {
         return Err(InputError(format!("{} has no text paragraphs", a.source.display())).into());
     }

@@ -10,7 +10,7 @@ use crate::exit;
 use crate::llm::cache::write_atomic;
 
 pub fn run(a: ControlsArgs) -> Result<i32> {
-    let text = llm_args::read_source_text(&a.source)?;
+    let text = llm_args::body_text(&llm_args::load_source(&a.source)?);
     let client = llm_args::client(&a.llm, &a.out)?;
     let opts = ControlOptions {
         temperature: a.temperature,

@@ -9,7 +9,7 @@ use crate::cli::LlmArgs;
 use crate::exit::InputError;
 use crate::llm::client::API_KEY_ENV;
 use crate::llm::{LlmCache, LlmClient, LlmConfig};
-use crate::source::EvidenceUnit;
+use crate::source::SourceDoc;
 
 fn usage(msg: &str) -> ! {
     clap::Error::raw(
@@ -86,60 +86,16 @@ pub fn runtime() -> Result<tokio::runtime::Runtime> {
         .build()?)
 }
 
-pub fn read_source_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    String::from_utf8(bytes)
-        .map_err(|_| InputError(format!("{} is not UTF-8 text", path.display())).into())
+/// Load a source document (PDF or text/Markdown) with the real loader; bad documents are input errors.
+pub fn load_source(path: &Path) -> Result<SourceDoc> {
+    crate::source::load(path).map_err(|e| InputError(format!("{}: {e}", path.display())).into())
 }
 
-/// STAND-IN LOADER, to be replaced by the real `source` loader (PDF/text → SourceDoc): splits plain
-/// text or Markdown into paragraph units (blank-line separated; hard-wrapped lines joined; Markdown
-/// headings become the `section` of the units below them and are not units). Ids `p1.u{n}`.
-pub fn text_units(text: &str) -> Vec<EvidenceUnit> {
-    let mut units = Vec::new();
-    let mut section: Option<String> = None;
-    for para in text.replace("\r\n", "\n").split("\n\n") {
-        let lines: Vec<&str> = para
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect();
-        if lines.is_empty() {
-            continue;
-        }
-        let mut body = Vec::new();
-        for l in lines {
-            if let Some(h) = l.strip_prefix('#') {
-                section = Some(h.trim_start_matches('#').trim().to_string());
-            } else {
-                body.push(l);
-            }
-        }
-        if body.is_empty() {
-            continue;
-        }
-        units.push(EvidenceUnit {
-            id: format!("p1.u{}", units.len() + 1),
-            page: 1,
-            section: section.clone(),
-            text: body.join(" "),
-        });
-    }
-    units
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paragraphs_become_units() {
-        let u = text_units("# Intro\n\nFirst line\nwrapped.\n\n\n## Method\nSecond.\n");
-        assert_eq!(u.len(), 2);
-        assert_eq!(u[0].id, "p1.u1");
-        assert_eq!(u[0].text, "First line wrapped.");
-        assert_eq!(u[0].section.as_deref(), Some("Intro"));
-        assert_eq!(u[1].section.as_deref(), Some("Method"));
-        assert_eq!(u[1].text, "Second.");
-    }
+/// The retained body as one text: units separated by blank lines.
+pub fn body_text(doc: &SourceDoc) -> String {
+    doc.units
+        .iter()
+        .map(|u| u.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }

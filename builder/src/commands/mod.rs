@@ -5,8 +5,8 @@ mod build;
 mod candidates;
 mod controls;
 mod detect;
-mod llm_args;
 mod extract;
+mod llm_args;
 mod model;
 
 use anyhow::Result;

@@ -596,6 +596,7 @@ mod tests {
             units,
             excluded_units: 0,
             cut: None,
+            page_text: Vec::new(),
         }
     }
 

@@ -430,7 +430,7 @@ fn unwanted(text: &str, lower: &str) -> bool {
             w.chars().filter(|c| c.is_alphabetic()).count() == 1 && !matches!(*w, "a" | "A")
         })
         .count();
-    symbols > 1 || single > 2 || text.contains("  ")
+    symbols > 0 || single > 2 || text.contains("  ")
 }
 
 fn candidate_from(sentence: &str, unit: &EvidenceUnit) -> Option<Candidate> {

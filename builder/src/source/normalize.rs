@@ -51,7 +51,17 @@ pub fn join_lines<S: AsRef<str>>(lines: &[S]) -> String {
             && last.is_some_and(is_break_hyphen)
             && before.is_some_and(|c| c.is_alphabetic())
         {
-            out.pop();
+            // A compound broken at its hyphen ("English-" + "to-German", "state-of-the-" + "art")
+            // keeps the hyphen; a plain word ("exam-" + "ple") loses it.
+            let next_word = line.split_whitespace().next().unwrap_or("");
+            let prev_word = out.rsplit(char::is_whitespace).next().unwrap_or("");
+            let compound = next_word
+                .trim_end_matches(|c: char| !c.is_alphanumeric())
+                .contains('-')
+                || prev_word.trim_end_matches(is_break_hyphen).contains('-');
+            if !compound {
+                out.pop();
+            }
             out.push_str(line);
         } else {
             out.push(' ');
@@ -97,6 +107,14 @@ mod tests {
     fn hyphenation_is_undone_only_at_line_ends_before_lowercase() {
         assert_eq!(join_lines(&["an exam-", "ple of it"]), "an example of it");
         assert_eq!(join_lines(&["state-of-the-", "Art"]), "state-of-the- Art");
+        assert_eq!(
+            join_lines(&["state-of-the-", "art model"]),
+            "state-of-the-art model"
+        );
+        assert_eq!(
+            join_lines(&["WMT English-", "to-German task"]),
+            "WMT English-to-German task"
+        );
         assert_eq!(join_lines(&["x - ", "y"]), "x - y");
         assert_eq!(join_lines(&["well-known", "words"]), "well-known words");
         assert_eq!(join_lines(&["one", "", "two"]), "one two");
