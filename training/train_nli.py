@@ -27,7 +27,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (ENTAIL, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
+from common import (ENTAIL, LABEL2ID, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
                     read_indomain, read_rte, read_sick)
 
 
@@ -108,6 +108,32 @@ def predict(model, exs, bs=64):
     return probs
 
 
+def identity_pairs(train, seed):
+    """Verbatim-statement entailments built from the train propositions themselves: (h, h) and
+    (other sentence + h + other sentence, h). Seeded, so the run stays reproducible."""
+    rng = random.Random(seed + 1)
+    hyps = sorted({e["hypothesis"] for e in train if e["src"] == "indomain"})
+    fillers = sorted({e["premise"] for e in train if e["src"] == "indomain" and e["kind"] == "natural"})
+    out = []
+    for h in hyps:
+        a, b = rng.choice(fillers), rng.choice(fillers)
+        a = a.split(". ")[0].rstrip(".") + "."
+        b = b.split(". ")[-1]
+        for prem in (h, f"{a} {h} {b}"):
+            out.append(dict(premise=prem, hypothesis=h, label=LABEL2ID["entailment"], binary=0, src="indomain",
+                            kind="identity", item_id="identity"))
+    print(f"identity augmentation: {len(out)} pairs from {len(hyps)} propositions", flush=True)
+    return out
+
+
+def identity_rate(model, tok, exs):
+    """Share of dev propositions whose verbatim statement is predicted as entailment."""
+    hyps = sorted({e["hypothesis"] for e in exs})
+    probe = [dict(premise=h, hypothesis=h, label=ENTAIL, binary=0, src="indomain", kind="identity", item_id="x") for h in hyps]
+    encode_all(tok, probe)
+    return float((predict(model, probe).argmax(1) == ENTAIL).mean())
+
+
 def dev_metrics(exs, probs):
     y = np.array([e["label"] for e in exs])
     pred = probs.argmax(1)
@@ -137,6 +163,9 @@ def main():
     ap.add_argument("--indomain-repeat", type=int, default=1, help="in-domain train copies per epoch")
     ap.add_argument("--rte-weight", type=float, default=1.0)
     ap.add_argument("--no-rte", action="store_true")
+    ap.add_argument("--identity-aug", action="store_true",
+                    help="add entailment pairs whose premise states the proposition verbatim (alone, or inside "
+                         "other train text): without them the model learns 'near-identical = altered detail'")
     ap.add_argument("--sick", action="store_true", help="add SICK TRAIN+TRIAL (CC BY-NC-SA) to training")
     ap.add_argument("--save-every", type=int, default=100)
     ap.add_argument("--eval-every", type=int, default=0, help="steps; 0 = twice per epoch")
@@ -158,6 +187,8 @@ def main():
     tok = load_tokenizer(os.path.join(bdir, "tokenizer.json"), MAX_LEN)
     train = read_indomain(os.path.join(args.data, "indomain/train.jsonl")) * args.indomain_repeat
     train = [dict(e) for e in train]
+    if args.identity_aug:
+        train += identity_pairs(train, args.seed)
     if not args.no_rte:
         rte = read_rte(os.path.join(args.data, "rte/train.tsv"))
         for e in rte:
@@ -216,6 +247,7 @@ def main():
     def evaluate():
         t = time.time()
         m = dev_metrics(dev, predict(model, dev))
+        m["identity"] = identity_rate(model, tok, dev)
         score = (m["acc"] + m["ent_f1"]) / 2
         m.update(step=state["step"], score=score)
         state["history"].append(m)
@@ -223,7 +255,7 @@ def main():
             state["best"], state["best_step"] = score, state["step"]
             save(os.path.join(args.ckpt_dir, "best.pt"), full=False)
         print(f"[dev] step {state['step']} acc {m['acc']:.4f} entF1 {m['ent_f1']:.4f} triple {m['triple']:.4f} "
-              f"score {score:.4f} (best {state['best']:.4f} @ {state['best_step']}) [{time.time() - t:.0f}s]", flush=True)
+              f"identity {m['identity']:.3f} score {score:.4f} (best {state['best']:.4f} @ {state['best_step']}) [{time.time() - t:.0f}s]", flush=True)
 
     t0 = time.time()
     done0 = state["step"]

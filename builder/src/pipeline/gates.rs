@@ -5,7 +5,7 @@
 //!    ligatures normalised, nothing else);
 //! 3. neutrality: |sentiment| ≤ 0.35 and |rating impact| ≤ 0.35;
 //! 4. source NLI: entailment ≥ 0.68 with the local source window (the sentences holding the
-//!    quotation plus one on each side) as premise;
+//!    quotation plus one on each side, authorial "we" put in the third person) as premise;
 //! 5. near-duplicate: sentence-embedding cosine ≥ 0.99 with a better-ranked survivor;
 //! 6. semantic duplicate: bidirectional NLI entailment ≥ 0.75 together with lexical
 //!    Jaccard ≥ 0.35 with a better-ranked survivor.
@@ -128,8 +128,14 @@ impl<'a> Source<'a> {
             .find_map(|i| quote::find(&self.normalized[i], q).map(|r| (i, r)))
     }
 
-    /// The local source window: the sentences overlapping the quotation, plus one either side.
+    /// The local source window: the sentences overlapping the quotation, plus one either side,
+    /// in the third person as facts are ("we propose" → "the authors propose"), so the NLI model
+    /// judges content rather than the change of voice.
     fn window(&self, unit: usize, range: (usize, usize)) -> String {
+        super::offline::third_person(&self.window_text(unit, range))
+    }
+
+    fn window_text(&self, unit: usize, range: (usize, usize)) -> String {
         let text = &self.normalized[unit];
         let sents = segment::sentences(text);
         let hit: Vec<usize> = sents

@@ -1,7 +1,7 @@
 //! Offline candidate facts (no LLM): extractive sentences and clauses of the evidence units.
 //!
 //! A candidate is a declarative sentence (or a `;`-separated clause) of the body that can stand
-//! alone: 12–35 words, ending in a full stop, not opening with a word that needs the previous
+//! alone: ending in a full stop (its length is the structure gate's business), not opening with a word that needs the previous
 //! sentence ("This", "They", "However", ...), and free of figure/table/equation references,
 //! citations, URLs and heavy mathematics. First-person authorial voice is rewritten to the
 //! third person ("We propose" → "The authors propose"), which is how a reviewer states it; the
@@ -34,9 +34,6 @@ use semtrace_core::segment;
 
 use super::candidate::{Attributes, Candidate};
 use crate::source::EvidenceUnit;
-
-const MIN_WORDS: usize = 12;
-const MAX_WORDS: usize = 35;
 
 /// Sentence openings that point back to earlier text.
 const DEPENDENT_OPENERS: &[&str] = &[
@@ -349,14 +346,14 @@ fn has_any(words: &[String], list: &[&str]) -> usize {
 }
 
 /// Rewrite authorial first person to the third person, as a reviewer would put it.
-fn third_person(text: &str) -> String {
+pub fn third_person(text: &str) -> String {
     let mut out = Vec::new();
-    for (i, w) in text.split(' ').enumerate() {
+    for w in text.split(' ') {
         let (core, tail) = split_trailing_punct(w);
         let rep = match core {
-            "We" if i == 0 => Some("The authors"),
+            "We" => Some("The authors"),
             "we" => Some("the authors"),
-            "Our" if i == 0 => Some("The authors'"),
+            "Our" => Some("The authors'"),
             "our" => Some("the authors'"),
             "us" => Some("the authors"),
             _ => None,
@@ -435,8 +432,8 @@ fn unwanted(text: &str, lower: &str) -> bool {
 
 fn candidate_from(sentence: &str, unit: &EvidenceUnit) -> Option<Candidate> {
     let s = sentence.trim();
-    let n = s.split_whitespace().count();
-    if !(MIN_WORDS..=MAX_WORDS).contains(&n) || !s.ends_with('.') || s.ends_with("..") {
+    // Length is left to the structure gate (12–35 words), so the report shows what it dropped.
+    if !s.ends_with('.') && !s.ends_with('。') || s.ends_with("..") {
         return None;
     }
     let first = s.chars().next()?;
