@@ -19,8 +19,8 @@ mkdir -p training/checkpoints/stage2
 $PY training/train_nli.py --epochs 2 --bs 32 --lr 5e-5 --freeze-word-emb --bf16 --eval-every 319 --save-every 40 \
   --log-every 10 2>&1 | tee -a training/checkpoints/train.log
 cp training/checkpoints/best.pt training/checkpoints/stage1_best.pt
-# 1b. stage 2: 1 more epoch on in-domain train only, lower lr (~7 min on 2 idle cores)
-$PY training/train_nli.py --init training/checkpoints/stage1_best.pt --ckpt-dir training/checkpoints/stage2 --no-rte \
+# 1b. stage 2: 1 more epoch on in-domain train + verbatim-statement entailments, lower lr (~10 min on 2 idle cores)
+$PY training/train_nli.py --init training/checkpoints/stage1_best.pt --ckpt-dir training/checkpoints/stage2 --no-rte --identity-aug \
   --epochs 1 --bs 32 --lr 2e-5 --warmup 0.05 --freeze-word-emb --bf16 --eval-every 140 --save-every 40 \
   --log-every 10 2>&1 | tee -a training/checkpoints/stage2/train.log
 

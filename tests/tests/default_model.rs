@@ -123,3 +123,34 @@ fn three_way_accuracy_on_dev_sample() {
     eprintln!("3-way accuracy on {} dev pairs: {acc:.3}", sample.len());
     assert!(acc >= 0.80, "3-way accuracy {acc:.3}");
 }
+
+/// A verbatim statement of a proposition must read as entailment, alone or inside other text —
+/// the builder's source gate and any review that quotes a fact depend on it. (A model trained only
+/// on paraphrases vs one-detail alterations can learn "near-identical means altered".)
+#[test]
+fn verbatim_statements_are_entailed() {
+    let e = engine();
+    let rows = dev_rows();
+    let mut hyps: Vec<&str> = rows.iter().map(|r| r.hypothesis.as_str()).collect();
+    hyps.sort();
+    hyps.dedup();
+    let hyps: Vec<&str> = hyps.into_iter().step_by(5).take(60).collect();
+    let embedded: Vec<String> = hyps
+        .iter()
+        .map(|h| format!("The paper is clearly written overall. {h} I have a few questions below."))
+        .collect();
+    let mut pairs: Vec<NliPair<'_>> = hyps.iter().map(|h| NliPair { premise: h, hypothesis: h }).collect();
+    pairs.extend(hyps.iter().zip(&embedded).map(|(h, p)| NliPair { premise: p, hypothesis: h }));
+    let mut ok = 0;
+    for chunk in pairs.chunks(8) {
+        let enc = e.encode(chunk).unwrap();
+        for row in e.logits(&enc).unwrap() {
+            let p = softmax(&row);
+            let best = (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap();
+            ok += usize::from(best == e.spec().entailment_index);
+        }
+    }
+    let rate = ok as f64 / pairs.len() as f64;
+    println!("verbatim statements read as entailment: {ok}/{} = {rate:.3}", pairs.len());
+    assert!(rate >= 0.9, "verbatim entailment rate {rate:.3} < 0.9");
+}
