@@ -2,6 +2,7 @@
 
 mod bench;
 mod detect;
+mod embed;
 mod model;
 
 use anyhow::Result;
@@ -13,5 +14,6 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Detect(a) => detect::run(a),
         Command::Model { command } => model::run(command),
         Command::Bench(a) => bench::run(a),
+        Command::Embed(a) => embed::run(a),
     }
 }
