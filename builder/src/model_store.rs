@@ -4,11 +4,16 @@
 //! (`semtrace-model.json`, written by `model import`/`model fetch`) or a HuggingFace
 //! `config.json` whose `id2label` names the labels. Registered models live in
 //! `$SEMTRACE_HOME/models/NAME` (default: the user cache dir, e.g. `~/.cache/semtrace`).
+//!
+//! Two kinds share the store, told apart by the manifest's `kind`: "nli" (the default, so
+//! manifests written before kinds existed keep working) and "embedder" (a BERT sentence encoder as
+//! `model.safetensors` + `tokenizer.json` + `config.json`, see [`EmbedderManifest`]).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use semtrace_core::embed::TractEmbedder;
 use semtrace_core::nli::{ModelSpec, TractNli};
 use serde::{Deserialize, Serialize};
 
@@ -16,8 +21,21 @@ use crate::exit::InputError;
 
 pub const MANIFEST: &str = "semtrace-model.json";
 
+/// Manifest `kind` of NLI cross-encoders (also what a manifest without `kind` is).
+pub const KIND_NLI: &str = "nli";
+/// Manifest `kind` of sentence embedders.
+pub const KIND_EMBEDDER: &str = "embedder";
+/// The embedder [`load_embedder`] uses when none is named.
+pub const DEFAULT_EMBEDDER: &str = "all-minilm-l6-v2";
+
+fn default_kind() -> String {
+    KIND_NLI.into()
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
+    #[serde(default = "default_kind")]
+    pub kind: String,
     pub spec: ModelSpec,
     /// ONNX file name inside the directory.
     pub onnx: String,
@@ -92,6 +110,14 @@ pub fn read_dir(dir: &Path) -> Result<ModelBytes> {
     if manifest_path.is_file() {
         let text = fs::read_to_string(&manifest_path)
             .with_context(|| format!("reading {}", manifest_path.display()))?;
+        if manifest_kind(&text) != KIND_NLI {
+            return Err(semtrace_core::Error::model(format!(
+                "{} is a {} model, not an NLI cross-encoder",
+                dir.display(),
+                manifest_kind(&text)
+            ))
+            .into());
+        }
         let m: Manifest = serde_json::from_str(&text).map_err(|e| {
             semtrace_core::Error::model(format!("{} is malformed: {e}", manifest_path.display()))
         })?;
@@ -155,6 +181,94 @@ fn read(p: &Path) -> Result<Vec<u8>> {
     })
 }
 
+/// The `kind` a manifest declares ("nli" when absent or unreadable).
+pub fn manifest_kind(text: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
+        .unwrap_or_else(default_kind)
+}
+
+/// Manifest of a registered sentence embedder.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EmbedderManifest {
+    /// Always [`KIND_EMBEDDER`].
+    pub kind: String,
+    pub name: String,
+    /// File names inside the directory.
+    pub weights: String,
+    pub tokenizer: String,
+    pub config: String,
+    /// SHA-256 of the weights file when registered; checked on every load.
+    pub sha256: String,
+    #[serde(default)]
+    pub source: String,
+}
+
+/// File names of an embedder directory (a HuggingFace sentence-transformers layout).
+pub const EMBEDDER_FILES: [&str; 3] = ["model.safetensors", "tokenizer.json", "config.json"];
+
+/// Build an embedder from the three files' bytes (the only place the graph gets built).
+pub fn embedder_from_bytes(
+    weights: &[u8],
+    tokenizer: &[u8],
+    config: &[u8],
+) -> Result<TractEmbedder> {
+    Ok(TractEmbedder::load(weights, tokenizer, config)?)
+}
+
+/// Load a sentence embedder: a registered name (default [`DEFAULT_EMBEDDER`]) or a directory
+/// holding model.safetensors + tokenizer.json + config.json. A missing one is a model error
+/// (exit 4) naming the command that installs it.
+pub fn load_embedder(name: Option<&str>) -> Result<TractEmbedder> {
+    let name = name.unwrap_or(DEFAULT_EMBEDDER);
+    let path = Path::new(name);
+    // An unregistered directory: use its files as they are.
+    if path.is_dir() && !path.join(MANIFEST).is_file() {
+        let files: Vec<Vec<u8>> = EMBEDDER_FILES
+            .iter()
+            .map(|f| read(&path.join(f)))
+            .collect::<Result<_>>()?;
+        return embedder_from_bytes(&files[0], &files[1], &files[2]);
+    }
+    let dir = if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        models_dir()?.join(name)
+    };
+    let manifest_path = dir.join(MANIFEST);
+    let Ok(text) = fs::read_to_string(&manifest_path) else {
+        return Err(semtrace_core::Error::model(format!(
+            "no sentence embedder {name:?} is registered in {}: run `semtrace model fetch {DEFAULT_EMBEDDER}` \
+             (needs internet) or `semtrace model import-embedder DIR --name {name}` \
+             (DIR with model.safetensors, tokenizer.json, config.json)",
+            models_dir()?.display()
+        ))
+        .into());
+    };
+    if manifest_kind(&text) != KIND_EMBEDDER {
+        return Err(semtrace_core::Error::model(format!(
+            "model {name:?} is a {} model, not a sentence embedder",
+            manifest_kind(&text)
+        ))
+        .into());
+    }
+    let m: EmbedderManifest = serde_json::from_str(&text).map_err(|e| {
+        semtrace_core::Error::model(format!("{} is malformed: {e}", manifest_path.display()))
+    })?;
+    let weights = read(&dir.join(&m.weights))?;
+    let sha = semtrace_core::sha256_hex(&weights);
+    if !sha.eq_ignore_ascii_case(&m.sha256) {
+        bail!(semtrace_core::Error::model(format!(
+            "embedder {name:?} changed since it was registered: sha256 {sha} but the manifest says {}",
+            m.sha256
+        )));
+    }
+    let tokenizer = read(&dir.join(&m.tokenizer))?;
+    let config = read(&dir.join(&m.config))?;
+    embedder_from_bytes(&weights, &tokenizer, &config)
+}
+
 pub fn list_names() -> Result<Vec<String>> {
     let dir = models_dir()?;
     let mut names: Vec<String> = match fs::read_dir(&dir) {
@@ -174,7 +288,7 @@ pub fn list_names() -> Result<Vec<String>> {
 pub fn register(
     name: &str,
     files: &[(&str, &[u8])],
-    manifest: &Manifest,
+    manifest: &impl Serialize,
     force: bool,
 ) -> Result<PathBuf> {
     if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') || name == "default" {

@@ -6,6 +6,7 @@
 //! - [`segment`]: review text → sentences → adjacent 2-sentence windows;
 //! - [`nli`]: the NLI scorer trait and the tract-onnx cross-encoder engine;
 //! - [`decode`]: per-position 0/1/erasure decisions, the assigned-code score and p-value;
+//! - [`embed`]: a BERT sentence embedder (safetensors → ONNX graph built in Rust → tract);
 //! - [`quote`]: exact-quotation matching under the builder's frozen normalisation;
 //! - [`detect`]: glue that runs a scorer over windows × facts and produces a [`report::Report`];
 //! - [`build`]: the builder's deterministic optimisation core (mention priors, MMR fact selection,
@@ -15,6 +16,7 @@ pub mod build;
 pub mod bundle;
 pub mod decode;
 pub mod detect;
+pub mod embed;
 pub mod error;
 pub mod nli;
 pub mod quote;

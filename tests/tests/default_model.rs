@@ -139,8 +139,17 @@ fn verbatim_statements_are_entailed() {
         .iter()
         .map(|h| format!("The paper is clearly written overall. {h} I have a few questions below."))
         .collect();
-    let mut pairs: Vec<NliPair<'_>> = hyps.iter().map(|h| NliPair { premise: h, hypothesis: h }).collect();
-    pairs.extend(hyps.iter().zip(&embedded).map(|(h, p)| NliPair { premise: p, hypothesis: h }));
+    let mut pairs: Vec<NliPair<'_>> = hyps
+        .iter()
+        .map(|h| NliPair {
+            premise: h,
+            hypothesis: h,
+        })
+        .collect();
+    pairs.extend(hyps.iter().zip(&embedded).map(|(h, p)| NliPair {
+        premise: p,
+        hypothesis: h,
+    }));
     let mut ok = 0;
     for chunk in pairs.chunks(8) {
         let enc = e.encode(chunk).unwrap();
@@ -151,6 +160,9 @@ fn verbatim_statements_are_entailed() {
         }
     }
     let rate = ok as f64 / pairs.len() as f64;
-    println!("verbatim statements read as entailment: {ok}/{} = {rate:.3}", pairs.len());
+    println!(
+        "verbatim statements read as entailment: {ok}/{} = {rate:.3}",
+        pairs.len()
+    );
     assert!(rate >= 0.9, "verbatim entailment rate {rate:.3} < 0.9");
 }

@@ -87,8 +87,17 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         entailment_index: engine.spec().entailment_index,
         max_length: engine.spec().max_length,
     };
-    let embedder = crate::embedder::load(args.embedder.as_deref())?;
-    let embedder_name = embedder.name().to_string();
+    let embedder = model_store::load_embedder(args.embedder.as_deref())?;
+    // The name without any directory part, so bundles do not depend on where files lie.
+    let embedder_label = args
+        .embedder
+        .as_deref()
+        .unwrap_or(model_store::DEFAULT_EMBEDDER);
+    let embedder_label = Path::new(embedder_label)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| embedder_label.to_string());
+    let embedder_name = format!("{embedder_label} (sha256 {})", embedder.sha256());
     let mut embed = |texts: &[&str]| -> Result<Vec<Vec<f32>>> { Ok(embedder.embed(texts)?) };
 
     let llm = match &args.llm.llm_url {

