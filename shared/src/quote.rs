@@ -20,8 +20,9 @@ fn push_expanded(c: char, out: &mut String) {
 }
 
 /// The normal form both sides are compared in: ligatures expanded, a hyphen followed by
-/// whitespace between two letters removed with the whitespace ("exam- ple" → "example"), and every
-/// run of whitespace collapsed to one space, trimmed.
+/// whitespace between two letters removed with the whitespace ("exam- ple" → "example"), every
+/// run of whitespace collapsed to one space, trimmed, and dropped before closing punctuation or
+/// after an opening bracket (text layers differ there: "dk , the" vs "dk, the").
 pub fn normalize(text: &str) -> String {
     let mut expanded = String::with_capacity(text.len());
     for c in text.chars() {
@@ -63,7 +64,11 @@ pub fn normalize(text: &str) -> String {
             }
         }
         if c.is_whitespace() {
-            if !out.is_empty() && !out.ends_with(' ') {
+            // Space before closing or after opening punctuation is layout, not text ("dk ," → "dk,").
+            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
+            let glue_next = next.is_some_and(|n| matches!(n, ',' | '.' | ';' | ':' | ')' | ']' | '!' | '?'));
+            let glue_prev = out.ends_with(['(', '[']);
+            if !out.is_empty() && !out.ends_with(' ') && !glue_next && !glue_prev {
                 out.push(' ');
             }
         } else {
@@ -110,6 +115,7 @@ mod tests {
         ));
         assert!(contains(src, "the ﬁve largest bench- mark datasets in two"));
         assert_eq!(normalize("  a\t b\n\nc "), "a b c");
+        assert_eq!(normalize("values of dk , the ( big ) model ."), "values of dk, the (big) model.");
     }
 
     #[test]
