@@ -66,7 +66,8 @@ pub fn normalize(text: &str) -> String {
         if c.is_whitespace() {
             // Space before closing or after opening punctuation is layout, not text ("dk ," → "dk,").
             let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-            let glue_next = next.is_some_and(|n| matches!(n, ',' | '.' | ';' | ':' | ')' | ']' | '!' | '?'));
+            let glue_next =
+                next.is_some_and(|n| matches!(n, ',' | '.' | ';' | ':' | ')' | ']' | '!' | '?'));
             let glue_prev = out.ends_with(['(', '[']);
             if !out.is_empty() && !out.ends_with(' ') && !glue_next && !glue_prev {
                 out.push(' ');
@@ -115,7 +116,10 @@ mod tests {
         ));
         assert!(contains(src, "the ﬁve largest bench- mark datasets in two"));
         assert_eq!(normalize("  a\t b\n\nc "), "a b c");
-        assert_eq!(normalize("values of dk , the ( big ) model ."), "values of dk, the (big) model.");
+        assert_eq!(
+            normalize("values of dk , the ( big ) model ."),
+            "values of dk, the (big) model."
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ use semtrace_core::bundle::{
 use semtrace_core::nli::{NliPair, NliScorer};
 
 use candidate::Candidate;
-use gates::{Approved, Gate, GateRecord, Source};
+use gates::{Approved, Embed, Gate, GateRecord, Source};
 use report::{
     AssignmentInfo, BuildReport, CandidateEntry, DocumentInfo, Failure, GateCount, Objective,
     PositionEntry, Priors, SelectionEntry, Timing,
@@ -94,7 +94,7 @@ pub struct BuildInput<'a> {
     pub nli: &'a dyn NliScorer,
     pub model: ModelIdentity,
     pub model_sha256: String,
-    pub embed: &'a mut dyn FnMut(&[&str]) -> Result<Vec<Vec<f32>>>,
+    pub embed: &'a mut Embed<'a>,
     pub embedder: String,
     /// "offline" or "llm".
     pub mode: String,
