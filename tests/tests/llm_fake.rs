@@ -361,3 +361,39 @@ fn api_key_comes_from_a_file_or_the_environment_and_is_never_cached() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(summary(&o)["llm"]["stats"]["http_requests"], 2);
 }
+
+/// `semtrace build` against an endpoint that keeps failing: it retries, then fails clearly with
+/// the network exit code, and leaves no bundle (nor report) behind.
+#[test]
+fn build_against_a_failing_endpoint_fails_clearly_without_a_bundle() {
+    for mode in ["500", "malformed"] {
+        let srv = FakeLlm::start(mode);
+        let dir = temp_dir(&format!("llm-build-{mode}"));
+        let doc = write_doc(&dir, DOC);
+        let out = dir.join("out");
+        let emb = semtrace_e2e::embedder_dir();
+        // Supplied controls: the candidate requests are the ones that fail.
+        std::fs::create_dir_all(dir.join("controls")).unwrap();
+        std::fs::write(dir.join("controls/c1.md"), "The paper trains a Transformer.").unwrap();
+        let o = Command::new(bin())
+            .arg("build")
+            .arg(&doc)
+            .arg("--out")
+            .arg(&out)
+            .args(["--embedder", emb.to_str().unwrap(), "--controls"])
+            .arg(dir.join("controls"))
+            .args(["--llm-url", &srv.url(), "--llm-model", "fake", "--quiet"])
+            .args(["--llm-backoff-ms", "20", "--llm-retries", "2"])
+            .env("SEMTRACE_HOME", dir.join("home"))
+            .env_remove("SEMTRACE_LLM_API_KEY")
+            .current_dir(root())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(5), "{mode}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("failed after 3 attempt"), "{mode}: {err}");
+        assert!(!out.join("bundle.json").exists() && !out.join("report.json").exists(), "{mode}");
+        assert!(srv.requests() >= 3, "{mode}: retried");
+    }
+}
