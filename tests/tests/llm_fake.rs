@@ -374,7 +374,11 @@ fn build_against_a_failing_endpoint_fails_clearly_without_a_bundle() {
         let emb = semtrace_e2e::embedder_dir();
         // Supplied controls: the candidate requests are the ones that fail.
         std::fs::create_dir_all(dir.join("controls")).unwrap();
-        std::fs::write(dir.join("controls/c1.md"), "The paper trains a Transformer.").unwrap();
+        std::fs::write(
+            dir.join("controls/c1.md"),
+            "The paper trains a Transformer.",
+        )
+        .unwrap();
         let o = Command::new(bin())
             .arg("build")
             .arg(&doc)
@@ -393,7 +397,10 @@ fn build_against_a_failing_endpoint_fails_clearly_without_a_bundle() {
         assert_eq!(o.status.code(), Some(5), "{mode}: {}", stderr(&o));
         let err = stderr(&o);
         assert!(err.contains("failed after 3 attempt"), "{mode}: {err}");
-        assert!(!out.join("bundle.json").exists() && !out.join("report.json").exists(), "{mode}");
+        assert!(
+            !out.join("bundle.json").exists() && !out.join("report.json").exists(),
+            "{mode}"
+        );
         assert!(srv.requests() >= 3, "{mode}: retried");
     }
 }

@@ -232,6 +232,21 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         timings: Vec::new(),
     };
 
+    // Recorded up front so a failed build's report still says which controls it had.
+    report.priors = Some(match &controls {
+        Some((src, list)) => Priors {
+            source: src.clone(),
+            controls: list.iter().map(|(n, _)| n.clone()).collect(),
+            tau_mention: TAU_MENTION,
+            note: format!("r_f from {} selection-only controls, add-one smoothing", list.len()),
+        },
+        None => Priors {
+            source: "none".into(),
+            controls: Vec::new(),
+            tau_mention: TAU_MENTION,
+            note: "no controls and no LLM: r_f = 1/2 for every fact, so rarity does not inform selection or pairing".into(),
+        },
+    });
     // Candidates and gates, with targeted refill over uncovered units when short.
     let source = Source::new(&doc.units);
     let mut all: Vec<Candidate> = Vec::new();
@@ -316,31 +331,13 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     // Natural-mention priors.
     let facts_text: Vec<&str> = approved.iter().map(|a| a.candidate.text.as_str()).collect();
     let q: Vec<Vec<f64>> = match &controls {
-        Some((src, list)) => {
+        Some((_, list)) => {
             let texts: Vec<String> = list.iter().map(|(_, t)| t.clone()).collect();
-            let q = priors::coverage(&nli, &facts_text, &texts, &mut |d, t| {
+            priors::coverage(&nli, &facts_text, &texts, &mut |d, t| {
                 progress("priors", d, t)
-            })?;
-            report.priors = Some(Priors {
-                source: src.clone(),
-                controls: list.iter().map(|(n, _)| n.clone()).collect(),
-                tau_mention: TAU_MENTION,
-                note: format!(
-                    "r_f from {} selection-only controls, add-one smoothing",
-                    list.len()
-                ),
-            });
-            q
+            })?
         }
-        None => {
-            report.priors = Some(Priors {
-                source: "none".into(),
-                controls: Vec::new(),
-                tau_mention: TAU_MENTION,
-                note: "no controls and no LLM: r_f = 1/2 for every fact, so rarity does not inform selection or pairing".into(),
-            });
-            vec![Vec::new(); approved.len()]
-        }
+        None => vec![Vec::new(); approved.len()],
     };
     lap("priors", &mut timings);
     let attrs: Vec<FactAttrs> = approved
