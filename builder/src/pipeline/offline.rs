@@ -37,6 +37,17 @@ use crate::source::EvidenceUnit;
 
 /// Sentence openings that point back to earlier text.
 const DEPENDENT_OPENERS: &[&str] = &[
+    "note",
+    "notice",
+    "recall",
+    "next",
+    "first",
+    "second",
+    "third",
+    "lastly",
+    "specifically",
+    "namely",
+    "importantly",
     "this",
     "these",
     "those",
