@@ -1,5 +1,6 @@
 //! `semtrace`: the venue-side command line over `semtrace-core`.
 
+mod atomic;
 mod candidates;
 mod cli;
 mod commands;

@@ -15,16 +15,7 @@ use serde_json::{json, Value};
 use crate::llm::{ChatRequest, LlmClient, Message};
 use crate::source::EvidenceUnit;
 
-pub const CATEGORIES: [&str; 8] = [
-    "problem",
-    "method",
-    "data",
-    "setup",
-    "result",
-    "comparison",
-    "limitation",
-    "other",
-];
+pub use semtrace_core::build::facts::CATEGORIES;
 pub const MIN_FACT_WORDS: usize = 12;
 pub const MAX_FACT_WORDS: usize = 35;
 pub const MIN_QUOTE_WORDS: usize = 5;

@@ -4,9 +4,9 @@
 //! succeeded; a failed build writes its report (so the starving gate is on record) but no bundle.
 
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
 use semtrace_core::bundle::ModelIdentity;
 
@@ -22,19 +22,6 @@ use crate::{model_store, progress, source};
 pub const BUNDLE_FILE: &str = "bundle.json";
 pub const REPORT_FILE: &str = "report.json";
 pub const REPORT_MD_FILE: &str = "report.md";
-
-/// Write `bytes` to `path` via a temporary file in the same directory and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
-}
 
 fn codeword_key(secret: Option<&PathBuf>) -> Result<(Vec<u8>, String)> {
     match secret {

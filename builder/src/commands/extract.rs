@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
 
+use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
 
 use crate::cli::ExtractArgs;
@@ -52,24 +53,6 @@ fn render_text(doc: &SourceDoc, path: &Path) -> String {
         let _ = writeln!(s, "\n[{}] (page {})\n{}", u.id, u.page, u.text);
     }
     s
-}
-
-/// Write `content` to `path` via a temporary file in the same directory and a rename, so a
-/// failure never leaves a half-written file behind.
-pub fn write_atomic(path: &Path, content: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(content)
-        .and_then(|_| tmp.as_file().sync_all())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
 }
 
 pub fn run(a: ExtractArgs) -> Result<i32> {
