@@ -12,8 +12,10 @@ use clap::{Args, Parser, Subcommand};
     long_about = "SemTrace builds source-grounded semantic signatures for documents and detects them in \
                   reviews with a real NLI cross-encoder.\n\n\
                   Exit codes: 0 done, nothing exposed; 1 done, at least one review exposed; \
-                  2 usage error; 3 bad input (bundle or review); 4 model error (cannot load, or not \
-                  the bundle's model); 5 file-system or network error."
+                  2 usage error; 3 bad input (bundle, review or document); 4 model error (cannot \
+                  load, or not the bundle's model); 5 file-system or network error; 6 build: too few \
+                  facts passed the gates; 7 protect: the carrier cannot be embedded or failed its \
+                  round trip."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -57,6 +59,91 @@ pub enum Command {
     Controls(ControlsArgs),
     /// Embed texts with the sentence embedder and print their pairwise cosine similarities (JSON).
     Embed(EmbedArgs),
+    /// Write a protected copy of a PDF: the bundle's carrier instruction in a hidden text layer on
+    /// the final page (incremental update; the original is never modified), verified by a round trip.
+    Protect(ProtectArgs),
+    /// Report whether a PDF carries a SemTrace carrier (and its template version) and list any other
+    /// hidden text: invisible (render mode 3), white, tiny or off-page text, e.g. other tools' prompts.
+    Inspect(InspectArgs),
+}
+
+/// How the carrier is hidden (see the README for the trade-offs).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CarrierModeArg {
+    /// Text render mode 3: draws nothing. Some LLM ingestion tools (pymupdf4llm, firecrawl by
+    /// default) drop such text.
+    Invisible,
+    /// White fill on the white page: read by tools that drop mode-3 text, still no visible pixels
+    /// on a white background; tools that filter white text drop it.
+    White,
+    /// Black text at 1 pt: survives both filters, but is a visible hairline under magnification.
+    Tiny,
+}
+
+impl From<CarrierModeArg> for semtrace_core::carrier::CarrierMode {
+    fn from(m: CarrierModeArg) -> Self {
+        use semtrace_core::carrier::CarrierMode;
+        match m {
+            CarrierModeArg::Invisible => CarrierMode::Invisible,
+            CarrierModeArg::White => CarrierMode::White,
+            CarrierModeArg::Tiny => CarrierMode::Tiny,
+        }
+    }
+}
+
+/// Carrier options shared by `protect` and `build --protect`.
+#[derive(Args, Debug, Clone)]
+pub struct CarrierArgs {
+    /// How the carrier text is hidden.
+    #[arg(long, value_enum, default_value = "invisible")]
+    pub carrier_mode: CarrierModeArg,
+    /// TrueType font for the carrier (default: DejaVu Sans, Debian package fonts-dejavu-core).
+    #[arg(long, value_name = "TTF")]
+    pub font: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "The bundle must have been built from this very PDF (its document SHA-256 is checked). \
+The protected PDF and an updated bundle (recording the carrier template, mode and the SHA-256 of the \
+carrier text, the original and the protected file) are written atomically, and only after the carrier \
+was re-extracted exactly.\n\n\
+Exit codes: 0 written; 3 bad input (encrypted or malformed PDF, broken bundle, bundle of another \
+document); 5 file system error or no font; 7 the carrier cannot be embedded or failed its round trip."
+)]
+pub struct ProtectArgs {
+    /// The original PDF (never modified).
+    pub paper: PathBuf,
+    /// The signature bundle built from this PDF.
+    #[arg(long)]
+    pub bundle: PathBuf,
+    /// Where to write the protected PDF.
+    #[arg(long, short = 'o')]
+    pub out: PathBuf,
+    /// Where to write the bundle with its carrier record (default: OUT with extension .bundle.json).
+    #[arg(long)]
+    pub bundle_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub carrier: CarrierArgs,
+    /// Replace existing output files.
+    #[arg(long)]
+    pub force: bool,
+    /// Print a JSON summary instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Exit codes: 0 inspected (whether or not anything was found); 3 the PDF cannot be \
+read (encrypted, malformed, not a PDF); 5 file system error."
+)]
+pub struct InspectArgs {
+    /// The PDF to inspect.
+    pub pdf: PathBuf,
+    /// Print the full report as JSON (carrier and every hidden text run, untruncated).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// LLM endpoint settings shared by every command that calls an LLM. The API key is read from the
@@ -319,11 +406,18 @@ pub struct BenchArgs {
     after_help = "Offline mode (no --llm-url): candidates are extractive sentences of the paper with \
 heuristic attributes; with no --controls, every fact's natural-mention rate is 1/2 and the report says so.\n\n\
 Exit codes: 0 bundle written; 3 bad input (unreadable, encrypted or image-only PDF, bad controls); \
-4 model error; 5 file system or network error; 6 too few facts passed the gates (report.json names the gate)."
+4 model error; 5 file system or network error; 6 too few facts passed the gates (report.json names the gate); \
+7 --protect: the carrier cannot be embedded or failed its round trip (nothing is written)."
 )]
 pub struct BuildArgs {
     /// The paper: a PDF, or a plain-text/Markdown file.
     pub paper: PathBuf,
+    /// Also write the protected copy OUT/protected.pdf (PDF input only); bundle.json then records
+    /// its carrier.
+    #[arg(long)]
+    pub protect: bool,
+    #[command(flatten)]
+    pub carrier: CarrierArgs,
     /// Output directory for bundle.json, report.json and report.md (created if missing).
     #[arg(long, short = 'o')]
     pub out: PathBuf,

@@ -15,6 +15,8 @@ pub const MODEL: i32 = 4;
 pub const IO: i32 = 5;
 /// `build`: too few facts passed the gates to form 2K positions (the report names the gate).
 pub const BUILD_FAILED: i32 = 6;
+/// `protect` / `build --protect`: the carrier cannot be embedded or failed its round trip.
+pub const CARRIER_FAILED: i32 = 7;
 
 /// Map an error chain to an exit code by its innermost core error kind, if any.
 pub fn code_for(e: &anyhow::Error) -> i32 {
@@ -23,6 +25,14 @@ pub fn code_for(e: &anyhow::Error) -> i32 {
             return match core.kind {
                 ErrorKind::Bundle | ErrorKind::Review => BAD_INPUT,
                 ErrorKind::Model => MODEL,
+            };
+        }
+        if let Some(p) = cause.downcast_ref::<crate::protect::ProtectError>() {
+            use crate::protect::ProtectError;
+            return match p {
+                ProtectError::Source(_) | ProtectError::Bundle(_) => BAD_INPUT,
+                ProtectError::Font(_) => IO,
+                ProtectError::Carrier(_) => CARRIER_FAILED,
             };
         }
         if cause.downcast_ref::<InputError>().is_some()

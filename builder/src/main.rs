@@ -7,10 +7,12 @@ mod commands;
 mod controls;
 mod embedded;
 mod exit;
+mod inspect;
 mod llm;
 mod model_store;
 mod pipeline;
 mod progress;
+mod protect;
 mod source;
 
 use clap::Parser;

@@ -10,7 +10,8 @@ use crate::error::{Error, Result};
 /// Value of the `format` field of every bundle.
 pub const BUNDLE_FORMAT: &str = "semtrace-bundle";
 /// The version this crate writes.
-pub const BUNDLE_VERSION: &str = "1.0";
+/// 1.1 added the optional `carrier` record.
+pub const BUNDLE_VERSION: &str = "1.1";
 /// The major version this crate reads.
 pub const BUNDLE_MAJOR: u64 = 1;
 
@@ -28,6 +29,9 @@ pub struct Bundle {
     pub codeword: Vec<u8>,
     pub decoding: DecodingParams,
     pub model: ModelIdentity,
+    /// The carrier embedded in the protected copy (format 1.1; absent until the copy is protected).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<crate::carrier::CarrierRecord>,
     /// Free-form provenance (tool version, creation time, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<serde_json::Value>,
@@ -237,6 +241,38 @@ impl Bundle {
     }
 }
 
+/// Bundles for tests elsewhere in the crate.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+    use crate::build::slots::Slot;
+
+    /// A valid bundle with one position per slot; fact b of position j reads "Fact j-b ...".
+    pub(crate) fn bundle_with_slots(slots: &[Slot], codeword: &[u8]) -> Bundle {
+        let mut b = super::tests::tiny_bundle();
+        b.k = slots.len();
+        b.codeword = codeword.to_vec();
+        b.decoding.o_min = 1;
+        b.decoding.ineligible_score = -(slots.len() as i64) - 1;
+        b.positions = slots
+            .iter()
+            .enumerate()
+            .map(|(j, s)| Position {
+                index: j,
+                slot: s.id.clone(),
+                facts: [0, 1].map(|side| Fact {
+                    id: format!("f{j}{side}"),
+                    text: format!("Fact {j}-{side} says that method M{j} reaches {side}{j}.5 points on data set D{j}."),
+                    quote: "q".into(),
+                    page: Some(1),
+                    unit: "p1.u1".into(),
+                }),
+            })
+            .collect();
+        b
+    }
+}
+
 fn parse_major(version: &str) -> Result<u64> {
     version
         .split('.')
@@ -246,7 +282,7 @@ fn parse_major(version: &str) -> Result<u64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn tiny_bundle() -> Bundle {
@@ -285,6 +321,7 @@ mod tests {
                 entailment_index: 0,
                 max_length: 256,
             },
+            carrier: None,
             provenance: None,
         }
     }

@@ -213,6 +213,7 @@ mod tests {
                 entailment_index: 0,
                 max_length: 64,
             },
+            carrier: None,
             provenance: None,
         }
     }

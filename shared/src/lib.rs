@@ -9,11 +9,13 @@
 //! - [`embed`]: a BERT sentence embedder (safetensors → ONNX graph built in Rust → tract);
 //! - [`quote`]: exact-quotation matching under the builder's frozen normalisation;
 //! - [`detect`]: glue that runs a scorer over windows × facts and produces a [`report::Report`];
+//! - [`carrier`]: the carrier instruction text of a protected copy and its round-trip normalisation;
 //! - [`build`]: the builder's deterministic optimisation core (mention priors, MMR fact selection,
 //!   balanced codeword, blossom matching, pairing/orientation/slot assignment).
 
 pub mod build;
 pub mod bundle;
+pub mod carrier;
 pub mod decode;
 pub mod detect;
 pub mod embed;

@@ -22,6 +22,16 @@ use crate::{model_store, progress, source};
 pub const BUNDLE_FILE: &str = "bundle.json";
 pub const REPORT_FILE: &str = "report.json";
 pub const REPORT_MD_FILE: &str = "report.md";
+pub const PROTECTED_FILE: &str = "protected.pdf";
+
+fn is_pdf(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; 5];
+    fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && &head == b"%PDF-"
+}
 
 fn codeword_key(secret: Option<&PathBuf>) -> Result<(Vec<u8>, String)> {
     match secret {
@@ -52,6 +62,13 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         return Err(InputError(format!(
             "{} already holds a bundle; pass --force to replace it",
             out.display()
+        ))
+        .into());
+    }
+    if args.protect && !is_pdf(&args.paper) {
+        return Err(InputError(format!(
+            "--protect needs a PDF; {} is not one (no %PDF- header)",
+            args.paper.display()
         ))
         .into());
     }
@@ -180,9 +197,20 @@ pub fn run(args: BuildArgs) -> Result<i32> {
     }
 
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let (report, bundle) = match outcome {
+    let (report, mut bundle) = match outcome {
         Outcome::Built { bundle, report } => (report, Some(bundle)),
         Outcome::Failed { report } => (report, None),
+    };
+    // The carrier is embedded and verified before anything is written: a failure leaves no files.
+    let protected = match (&mut bundle, args.protect) {
+        (Some(b), true) => {
+            stages.set("protected copy (carrier)", 0, 1);
+            let p = super::protect::protect_file(&args.paper, b, &args.carrier)?;
+            stages.finish();
+            b.carrier = Some(p.record.clone());
+            Some(p)
+        }
+        _ => None,
     };
     write_atomic(
         &out.join(REPORT_FILE),
@@ -192,6 +220,9 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         &out.join(REPORT_MD_FILE),
         pipeline::report::markdown(&report).as_bytes(),
     )?;
+    if let Some(p) = &protected {
+        write_atomic(&out.join(PROTECTED_FILE), &p.bytes)?;
+    }
     match &bundle {
         Some(b) => write_atomic(&out.join(BUNDLE_FILE), b.to_json_pretty().as_bytes())?,
         None => {
@@ -217,10 +248,15 @@ pub fn run(args: BuildArgs) -> Result<i32> {
             "gate_counts": report.gate_counts,
             "assignment": report.assignment,
             "timings": report.timings,
+            "protected": protected.as_ref().map(|_| out.join(PROTECTED_FILE)),
+            "carrier": protected.as_ref().map(|p| &p.record),
         });
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
         print!("{}", summary_text(&report, out, bundle.is_some()));
+        if let Some(p) = &protected {
+            super::protect::print_summary(p, &out.join(PROTECTED_FILE), &out.join(BUNDLE_FILE));
+        }
     }
     Ok(if bundle.is_some() {
         exit::OK

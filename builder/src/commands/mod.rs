@@ -7,8 +7,10 @@ mod controls;
 mod detect;
 mod embed;
 mod extract;
+mod inspect;
 mod llm_args;
 mod model;
+mod protect;
 
 use anyhow::Result;
 
@@ -24,5 +26,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Controls(a) => controls::run(a),
         Command::Extract(a) => extract::run(a),
         Command::Embed(a) => embed::run(a),
+        Command::Protect(a) => protect::run(a),
+        Command::Inspect(a) => inspect::run(a),
     }
 }

@@ -474,6 +474,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         codeword,
         decoding,
         model,
+        carrier: None,
         provenance: Some(serde_json::json!({
             "builder": format!("semtrace {}", env!("CARGO_PKG_VERSION")),
             "mode": report.mode,

@@ -2,7 +2,7 @@
 //! body scope (references and the checklist after them are cut off, and the cut is reported).
 
 mod normalize;
-mod pdf;
+pub mod pdf;
 mod scope;
 mod text;
 mod units;

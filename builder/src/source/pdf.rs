@@ -64,6 +64,9 @@ pub struct Page {
     pub lines: Vec<Line>,
     /// Text drawn rotated (e.g. an arXiv stamp in the margin): kept for the page text only.
     pub rotated: String,
+    /// Whitespace glyphs (x, baseline, size): invisible, yet they join a row with any text later
+    /// drawn at their height, so the carrier's placement keeps clear of them too.
+    pub blanks: Vec<(f64, f64, f64)>,
 }
 
 impl Page {
@@ -125,12 +128,18 @@ impl OutputDev for Collector {
             last = Some((g.x, g.y));
             rot.push_str(&g.text);
         }
+        let blanks = glyphs
+            .iter()
+            .filter(|g| g.text.trim().is_empty())
+            .map(|g| (g.x, g.y, g.size))
+            .collect();
         let lines = layout(glyphs, (urx - llx).abs().max(1.0), llx);
         self.pages.push(Page {
             height: (ury - lly).abs(),
             bottom: lly.min(ury),
             lines,
             rotated: rot,
+            blanks,
         });
         Ok(())
     }
@@ -203,7 +212,7 @@ pub fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
 }
 
 /// The byte offset after the last `startxref`.
-fn startxref(bytes: &[u8]) -> Option<usize> {
+pub fn startxref(bytes: &[u8]) -> Option<usize> {
     let i = bytes.windows(9).rposition(|w| w == b"startxref")?;
     let digits: String = bytes[i + 9..]
         .iter()

@@ -501,6 +501,7 @@ mod tests {
                     line(&n.to_string(), 30.0),
                 ],
                 rotated: String::new(),
+                blanks: Vec::new(),
             })
             .collect();
         let r = running_lines(&pages);
