@@ -11,7 +11,7 @@ use lopdf::{content::Operation, Dictionary, Document, Object, ObjectId};
 use serde::Serialize;
 
 use crate::protect::MARKER_TAG;
-use crate::source::pdf::{extract_pages, quietly};
+use crate::source::pdf::load_structure;
 use crate::source::SourceError;
 
 #[derive(Debug, Clone, Serialize)]
@@ -89,24 +89,6 @@ fn num(o: &Object) -> Option<f64> {
 
 fn nums(ops: &[Object]) -> Vec<f64> {
     ops.iter().filter_map(num).collect()
-}
-
-/// Load the document for inspection; errors are the source loader's (encrypted, malformed, ...).
-fn load(bytes: &[u8]) -> Result<Document, SourceError> {
-    match quietly(|| Document::load_mem(bytes)) {
-        Some(Ok(d)) if d.is_encrypted() || d.trailer.get(b"Encrypt").is_ok() => {
-            Err(SourceError::Encrypted)
-        }
-        Some(Ok(d)) => Ok(d),
-        _ => {
-            // Let the extractor name the problem (it tries small repairs lopdf does not).
-            extract_pages(bytes)?;
-            Err(SourceError::Malformed(
-                "the PDF only loads after repair; re-save it (e.g. qpdf in.pdf out.pdf) first"
-                    .into(),
-            ))
-        }
-    }
 }
 
 fn page_box(doc: &Document, page_id: ObjectId) -> Option<(f64, f64, f64, f64)> {
@@ -351,7 +333,7 @@ impl PageScan<'_> {
 
 /// Inspect a PDF given as bytes.
 pub fn inspect_bytes(bytes: &[u8]) -> Result<InspectReport, SourceError> {
-    let doc = load(bytes)?;
+    let doc = load_structure(bytes)?;
     let pages = doc.get_pages();
     let mut carrier = None;
     let mut hidden = Vec::new();

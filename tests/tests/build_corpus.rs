@@ -1,25 +1,84 @@
-//! Offline `semtrace build` over every corpus paper PDF: at least 18 of the 20 must produce a
-//! bundle, and every failure's report must name the gate that starved it. Prints a table.
+//! Offline `semtrace build --protect` over every corpus PDF (papers/ and papers-with-reviews/):
+//! at least 18 of the 20 papers/ PDFs must produce a bundle, every failure's report must name the
+//! gate that starved it, and every protected copy must pass the third-party reader checks
+//! (pdftotext and pdf.js read the carrier exactly, pdftoppm renders every page pixel-identical,
+//! qpdf reports nothing new, `inspect` finds the carrier and none in the original). A PDF that
+//! does not build is still protected, with a test-only bundle (another paper's positions under
+//! this PDF's SHA-256), so the embedding is checked on every file. Prints two tables.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use semtrace_core::bundle::Bundle;
+use semtrace_core::carrier::carrier_text;
+use semtrace_e2e::pdfcheck::{check, ReaderCheck};
 use semtrace_e2e::*;
 
-#[test]
-fn offline_build_succeeds_on_at_least_18_of_the_20_corpus_papers() {
-    let mut pdfs: Vec<PathBuf> = fs::read_dir(shared().join("corpus/papers"))
+fn pdfs_in(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "pdf"))
         .collect();
-    pdfs.sort();
+    v.sort();
+    v
+}
+
+fn sha256_file(p: &Path) -> String {
+    semtrace_core::sha256_hex(&fs::read(p).unwrap())
+}
+
+/// Reader checks plus the bundle's carrier record and `inspect` on both files.
+fn verify_protected(
+    original: &Path,
+    protected: &Path,
+    bundle: &Path,
+    scratch: &Path,
+) -> ReaderCheck {
+    let b = Bundle::from_json(&fs::read_to_string(bundle).unwrap()).unwrap();
+    let rec = b.carrier.as_ref().expect("bundle records the carrier");
+    let text = carrier_text(&b).unwrap();
+    assert_eq!(
+        rec.template_version,
+        semtrace_core::carrier::TEMPLATE_VERSION
+    );
+    assert_eq!(rec.text_sha256, semtrace_core::sha256_hex(text.as_bytes()));
+    assert_eq!(rec.original_sha256, sha256_file(original));
+    assert_eq!(b.document.sha256, sha256_file(original));
+    assert_eq!(rec.protected_sha256, sha256_file(protected));
+    let home = scratch.join("home");
+    let o = semtrace(
+        &["inspect", "--json", protected.to_str().unwrap()],
+        &home,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["carrier"]["template_version"], rec.template_version);
+    assert_eq!(v["carrier"]["page"], rec.page);
+    let o = semtrace(
+        &["inspect", "--json", original.to_str().unwrap()],
+        &home,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(v["carrier"].is_null(), "no carrier in the original");
+    check(original, protected, &text, scratch)
+}
+
+#[test]
+fn offline_build_and_protect_every_corpus_pdf() {
+    let pdfs = pdfs_in(&shared().join("corpus/papers"));
     assert_eq!(pdfs.len(), 20, "the corpus has 20 paper PDFs");
+    let with_reviews = pdfs_in(&shared().join("corpus/papers-with-reviews"));
+    assert!(!with_reviews.is_empty());
+    let all: Vec<PathBuf> = pdfs.iter().chain(&with_reviews).cloned().collect();
     let dir = temp_dir("build-corpus");
     let secret = dir.join("secret");
     fs::write(&secret, b"corpus secret").unwrap();
-    let queue = Arc::new(Mutex::new(pdfs.clone()));
+    let queue = Arc::new(Mutex::new(all.clone()));
     let rows = Arc::new(Mutex::new(Vec::new()));
     // Two builds at a time: each runs the engine on one thread.
     let workers: Vec<_> = (0..2)
@@ -44,6 +103,7 @@ fn offline_build_succeeds_on_at_least_18_of_the_20_corpus_papers() {
                         emb.to_str().unwrap(),
                         "--secret-file",
                         secret.to_str().unwrap(),
+                        "--protect",
                         "--quiet",
                     ],
                     &dir.join("home"),
@@ -55,7 +115,7 @@ fn offline_build_succeeds_on_at_least_18_of_the_20_corpus_papers() {
                     .and_then(|s| serde_json::from_str(&s).ok());
                 rows.lock()
                     .unwrap()
-                    .push((name, o.status.code(), report, secs, stderr(&o)));
+                    .push((pdf, name, o.status.code(), report, secs, stderr(&o)));
             })
         })
         .collect();
@@ -63,13 +123,13 @@ fn offline_build_succeeds_on_at_least_18_of_the_20_corpus_papers() {
         w.join().unwrap();
     }
     let mut rows = Arc::try_unwrap(rows).unwrap().into_inner().unwrap();
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    rows.sort_by(|a, b| a.1.cmp(&b.1));
     println!(
         "\n{:<42} {:>4} {:>6} {:>6} {:>6}  {:<10} {:>6}  note",
         "paper", "exit", "cands", "appr", "units", "cut page", "secs"
     );
     let mut ok = 0;
-    for (name, code, report, secs, err) in &rows {
+    for (_, name, code, report, secs, err) in &rows {
         let r = report.as_ref();
         let get = |f: &dyn Fn(&serde_json::Value) -> Option<String>| {
             r.and_then(f).unwrap_or_else(|| "-".into())
@@ -84,8 +144,14 @@ fn offline_build_succeeds_on_at_least_18_of_the_20_corpus_papers() {
         let cut = get(&|r| r["document"]["cut"]["page"].as_u64().map(|p| p.to_string()));
         let note = match code {
             Some(0) => {
-                ok += 1;
+                if pdfs
+                    .iter()
+                    .any(|p| p.file_stem().unwrap().to_string_lossy() == *name)
+                {
+                    ok += 1;
+                }
                 assert!(dir.join(name).join("bundle.json").is_file());
+                assert!(dir.join(name).join("protected.pdf").is_file());
                 String::new()
             }
             Some(6) => {
@@ -98,6 +164,7 @@ fn offline_build_succeeds_on_at_least_18_of_the_20_corpus_papers() {
                     "{name}: a failed build's report must name the starving gate"
                 );
                 assert!(!dir.join(name).join("bundle.json").exists());
+                assert!(!dir.join(name).join("protected.pdf").exists());
                 format!("failed, starving gate {gate}")
             }
             other => format!("exit {other:?}: {}", err.lines().last().unwrap_or_default()),
@@ -107,12 +174,77 @@ fn offline_build_succeeds_on_at_least_18_of_the_20_corpus_papers() {
             code.unwrap_or(-1)
         );
     }
-    println!("{ok}/{} built", rows.len());
-    for (name, code, ..) in &rows {
+    println!("{ok}/20 papers/ PDFs built");
+    for (_, name, code, ..) in &rows {
         assert!(
             matches!(code, Some(0) | Some(6)),
             "{name}: unexpected exit {code:?}"
         );
     }
     assert!(ok >= 18, "only {ok} of 20 corpus papers built offline");
+
+    // The protected copies, checked by third-party readers.
+    let donor = rows
+        .iter()
+        .find(|r| r.2 == Some(0))
+        .map(|r| dir.join(&r.1).join("bundle.json"))
+        .expect("at least one bundle");
+    println!(
+        "\n{:<42} {:<7} {:>9} {:>7} {:>5} {:>10} {:>8}  carrier",
+        "protected copy", "bundle", "pdftotext", "pdf.js", "pages", "diff px", "new qpdf"
+    );
+    let mut failures = Vec::new();
+    for (pdf, name, code, ..) in &rows {
+        let out = dir.join(name);
+        let (protected, bundle, kind) = if *code == Some(0) {
+            (out.join("protected.pdf"), out.join("bundle.json"), "own")
+        } else {
+            // Test-only bundle: the donor's positions under this PDF's SHA-256.
+            let mut b: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(&donor).unwrap()).unwrap();
+            b["document"]["sha256"] = sha256_file(pdf).into();
+            b.as_object_mut().unwrap().remove("carrier");
+            let tb = out.join("test-bundle.json");
+            fs::create_dir_all(&out).unwrap();
+            fs::write(&tb, b.to_string()).unwrap();
+            let protected = out.join("protected.pdf");
+            let o = semtrace(
+                &[
+                    "protect",
+                    pdf.to_str().unwrap(),
+                    "--bundle",
+                    tb.to_str().unwrap(),
+                    "--out",
+                    protected.to_str().unwrap(),
+                ],
+                &dir.join("home"),
+                None,
+            );
+            assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+            (protected, out.join("protected.bundle.json"), "donor")
+        };
+        let scratch = out.join("check");
+        let c = verify_protected(pdf, &protected, &bundle, &scratch);
+        let page = Bundle::from_json(&fs::read_to_string(&bundle).unwrap())
+            .unwrap()
+            .carrier
+            .map(|c| c.page)
+            .unwrap_or(0);
+        println!(
+            "{name:<42} {kind:<7} {:>9} {:>7} {:>5} {:>10} {:>8}  page {page}",
+            format!("{}/{}", c.pdftotext.0, c.pdftotext.1),
+            format!("{}/{}", c.pdfjs.0, c.pdfjs.1),
+            c.pages,
+            c.differing_pixels,
+            c.new_qpdf.len(),
+        );
+        if !c.exact() || c.differing_pixels != 0 || !c.new_qpdf.is_empty() {
+            failures.push(format!("{name}: {c:?}"));
+        }
+        let _ = fs::remove_dir_all(&scratch);
+    }
+    assert!(
+        failures.is_empty(),
+        "protected copies failing reader checks: {failures:#?}"
+    );
 }

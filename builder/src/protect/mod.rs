@@ -21,7 +21,7 @@ use semtrace_core::bundle::Bundle;
 use semtrace_core::carrier::{self, CarrierMode, CarrierRecord, TEMPLATE_VERSION};
 use semtrace_core::sha256_hex;
 
-use crate::source::pdf::{extract_pages, quietly, startxref};
+use crate::source::pdf::{extract_pages, load_structure, startxref};
 use crate::source::SourceError;
 
 /// Marked-content tag around the carrier (what `inspect` looks for).
@@ -161,18 +161,10 @@ pub fn protect(
     let last_layout = pages
         .last()
         .ok_or_else(|| pdf_err("the document has no pages"))?;
-    let doc =
-        match quietly(|| Document::load_mem(original)) {
-            Some(Ok(d)) => d,
-            _ => return Err(pdf_err(
-                "the file only loads after repair (junk after %%EOF or a damaged cross-reference \
-                 keyword); an incremental update needs an intact original: re-save it first \
-                 (e.g. qpdf in.pdf out.pdf)",
-            )),
-        };
-    if doc.is_encrypted() || doc.trailer.get(b"Encrypt").is_ok() {
-        return Err(ProtectError::Source(SourceError::Encrypted));
-    }
+    // Junk after the final %%EOF or an "xref " keyword (which poppler, pdf.js and qpdf accept)
+    // is repaired in the copy lopdf parses; offsets do not move, the update goes after the whole
+    // original, and its /Prev points at the original table, which readers handle as before.
+    let doc = load_structure(original).map_err(ProtectError::Source)?;
     let page_map = doc.get_pages();
     let (&page_no, &page_id) = page_map
         .iter()

@@ -44,7 +44,10 @@ pub fn wrap(
 ) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let space = measure(" ") * size;
-    for para in text.split('\n') {
+    // One flowing paragraph: a short line (a paragraph's last) would be read as part of a
+    // column by column-aware extractors, splitting the carrier.
+    let flowing = text.replace('\n', " ");
+    for para in [flowing.as_str()] {
         let mut line = String::new();
         let mut w = 0.0;
         for word in para.split(' ').filter(|w| !w.is_empty()) {
@@ -69,6 +72,32 @@ pub fn wrap(
         }
     }
     Some(out)
+}
+
+/// Balanced wrapping: the narrowest width that keeps the same number of lines, so the last line
+/// is nearly as long as the others (every line then spans the middle of the band, where a
+/// column gutter would be).
+fn balance(
+    text: &str,
+    width: f64,
+    size: f64,
+    lines: Vec<String>,
+    measure: &dyn Fn(&str) -> f64,
+) -> Vec<String> {
+    let n = lines.len();
+    let (mut lo, mut hi) = (0.0, width);
+    let mut best = lines;
+    for _ in 0..30 {
+        let mid = 0.5 * (lo + hi);
+        match wrap(text, mid, size, measure) {
+            Some(l) if l.len() == n => {
+                hi = mid;
+                best = l;
+            }
+            _ => lo = mid,
+        }
+    }
+    best
 }
 
 /// Choose the band and size. `page` is (x0, y0, x1, y1) of the visible page box.
@@ -149,7 +178,7 @@ fn place_sized(
             if let Some(l) = wrap(text, x1 - x0, size, measure) {
                 let height = (l.len().max(1) as f64 - 1.0) * LEAD * size + 1.3 * size;
                 if height <= hi - lo {
-                    return Some((size, l));
+                    return Some((size, balance(text, x1 - x0, size, l, measure)));
                 }
             }
             size = (size * 0.93 * 100.0).floor() / 100.0;
@@ -207,8 +236,14 @@ mod tests {
         let l = wrap("pre- and post", 3.0, 1.0, &mono).unwrap();
         assert_eq!(l, ["pre- and", "post"]);
         assert!(wrap("abcdefghijkl", 5.0, 1.0, &mono).is_none());
+        // Paragraph breaks flow: the carrier is one block of full lines.
         let l = wrap("a b\nc", 100.0, 1.0, &mono).unwrap();
-        assert_eq!(l, ["a b", "c"]);
+        assert_eq!(l, ["a b c"]);
+        let text = "aaaa bbbb cccc dddd eeee";
+        let l = wrap(text, 20.0, 1.0, &mono).unwrap();
+        assert_eq!(l.len(), 2);
+        let b = balance(text, 20.0, 1.0, l, &mono);
+        assert_eq!(b, ["aaaa bbbb cccc", "dddd eeee"]);
     }
 
     #[test]

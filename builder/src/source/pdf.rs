@@ -212,6 +212,47 @@ pub fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
 }
 
 /// The byte offset after the last `startxref`.
+/// Every cross-reference keyword written as "xref " (space instead of end of line) at the start
+/// of a line and followed by a digit, made "xref\n". Same length, so no offset moves; covers the
+/// sections of earlier revisions too (an incremental update keeps the original's table).
+pub fn fix_xref_keywords(bytes: &[u8]) -> Vec<u8> {
+    let mut fixed = bytes.to_vec();
+    for i in 1..bytes.len().saturating_sub(5) {
+        if matches!(bytes[i - 1], b'\n' | b'\r')
+            && &bytes[i..i + 5] == b"xref "
+            && bytes[i + 5].is_ascii_digit()
+        {
+            fixed[i + 4] = b'\n';
+        }
+    }
+    fixed
+}
+
+/// The document's object structure through lopdf, with the extractor's small repairs (junk
+/// after the final %%EOF ignored, "xref " keywords fixed); offsets stay those of `bytes`.
+/// For callers that need objects rather than text (protect, inspect).
+pub fn load_structure(bytes: &[u8]) -> Result<Document, SourceError> {
+    let trimmed = bytes
+        .windows(5)
+        .rposition(|w| w == b"%%EOF")
+        .map(|i| &bytes[..i + 5])
+        .unwrap_or(bytes);
+    for candidate in [bytes, trimmed, &fix_xref_keywords(trimmed)] {
+        if let Some(Ok(d)) = quietly(|| Document::load_mem(candidate)) {
+            if d.is_encrypted() || d.trailer.get(b"Encrypt").is_ok() {
+                return Err(SourceError::Encrypted);
+            }
+            return Ok(d);
+        }
+    }
+    // Let the extractor name the problem (encrypted, truncated, malformed).
+    extract_pages(bytes)?;
+    Err(SourceError::Malformed(
+        "the PDF parser cannot read its object structure; re-save it first (e.g. qpdf in.pdf out.pdf)"
+            .into(),
+    ))
+}
+
 pub fn startxref(bytes: &[u8]) -> Option<usize> {
     let i = bytes.windows(9).rposition(|w| w == b"startxref")?;
     let digits: String = bytes[i + 9..]
@@ -668,12 +709,7 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
         .unwrap_or_else(|| bytes.to_vec());
     let mut loaded = quietly(|| Document::load_mem(bytes));
     if !matches!(loaded, Some(Ok(_))) {
-        let mut fixed = trimmed.clone();
-        if let Some(off) = startxref(&fixed) {
-            if fixed.get(off..off + 5) == Some(b"xref ") {
-                fixed[off + 4] = b'\n';
-            }
-        }
+        let fixed = fix_xref_keywords(&trimmed);
         for candidate in [&trimmed, &fixed] {
             if candidate.as_slice() != bytes {
                 if let Some(Ok(d)) = quietly(|| Document::load_mem(candidate)) {
@@ -923,7 +959,33 @@ pub fn layout(glyphs: Vec<Glyph>, width: f64, page_left: f64) -> Vec<Line> {
             merged
         })
         .collect();
-    let Some(gutter) = detect_gutter(&spans, page_left, width) else {
+    // Rows in much smaller type than the page's text (a hidden carrier, fine print) take no part
+    // in finding the gutter: a block of them spanning the page must not undo two columns.
+    let row_size = |r: &Vec<Glyph>| {
+        let mut v: Vec<f64> = r
+            .iter()
+            .filter(|g| !g.text.trim().is_empty())
+            .map(|g| g.size)
+            .collect();
+        v.sort_by(|a, b| a.total_cmp(b));
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    let sizes: Vec<f64> = prelim.iter().map(row_size).collect();
+    let mut sorted: Vec<f64> = sizes.iter().copied().filter(|&s| s > 0.0).collect();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
+    let voting: Vec<Vec<(f64, f64)>> = spans
+        .iter()
+        .zip(&sizes)
+        .map(|(sp, &sz)| {
+            if sz >= 0.6 * median {
+                sp.clone()
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    let Some(gutter) = detect_gutter(&voting, page_left, width) else {
         return prelim
             .into_iter()
             .filter_map(|r| row_line(r, Column::Full))
