@@ -145,14 +145,6 @@ pub fn protect(
     bundle: &Bundle,
     opts: &Options,
 ) -> Result<Protected, ProtectError> {
-    let original_sha = sha256_hex(original);
-    if bundle.document.sha256 != original_sha {
-        return Err(ProtectError::Bundle(format!(
-            "the bundle was built from a different document (bundle document SHA-256 {}, this \
-             PDF {original_sha}); protect the PDF the bundle was built from",
-            bundle.document.sha256
-        )));
-    }
     let text = carrier::carrier_text(bundle).map_err(|e| ProtectError::Bundle(e.to_string()))?;
 
     // Our extractor first: it names encrypted/truncated/malformed input, and gives the layout of
@@ -164,6 +156,14 @@ pub fn protect(
     // Junk after the final %%EOF or an "xref " keyword (which poppler, pdf.js and qpdf accept)
     // is repaired in the copy lopdf parses; offsets do not move, the update goes after the whole
     // original, and its /Prev points at the original table, which readers handle as before.
+    let original_sha = sha256_hex(original);
+    if bundle.document.sha256 != original_sha {
+        return Err(ProtectError::Bundle(format!(
+            "the bundle was built from a different document (bundle document SHA-256 {}, this \
+             PDF {original_sha}); protect the PDF the bundle was built from",
+            bundle.document.sha256
+        )));
+    }
     let doc = load_structure(original).map_err(ProtectError::Source)?;
     let page_map = doc.get_pages();
     let (&page_no, &page_id) = page_map

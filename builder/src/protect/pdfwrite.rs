@@ -244,7 +244,7 @@ mod tests {
         let out = u.write(&original, &trailer, 9);
         assert!(out.starts_with(&original));
         let text = String::from_utf8_lossy(&out).into_owned();
-        let xref = text.rfind("xref\n").unwrap();
+        let xref = text.rfind("\nxref\n").unwrap() + 1;
         let table = &text[xref..];
         assert!(
             table.contains("1 1\n") && table.contains("5 2\n"),
