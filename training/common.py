@@ -4,6 +4,7 @@ Label order (fixed, also written to config.json): entailment=0, neutral=1, contr
 """
 import csv
 import json
+import random
 import os
 
 LABELS = ["entailment", "neutral", "contradiction"]
@@ -35,7 +36,8 @@ def read_indomain(path):
         for line in f:
             d = json.loads(line)
             out.append(dict(premise=d["premise"], hypothesis=d["hypothesis"], label=LABEL2ID[d["label"]],
-                            binary=0, src="indomain", kind=d["kind"], item_id=d["item_id"]))
+                            binary=0, src="indomain", kind=d["kind"], item_id=d["item_id"],
+                            paper_id=d["paper_id"]))
     return out
 
 
@@ -76,3 +78,24 @@ def encode_all(tok, exs):
         e["ids"] = enc.ids
         e["tt"] = enc.type_ids
     return exs
+
+
+def cross_paper_pairs(rows, seed, per_hyp=2):
+    """Neutral pairs of a proposition with real review windows of *other* papers: the detector
+    meets such windows for every fact it looks for, and without them the model was seen to call
+    unrelated windows entailment (e.g. p = 0.86). Seeded."""
+    rng = random.Random(seed + 2)
+    by_paper = {}
+    for e in rows:
+        if e["src"] == "indomain" and e["kind"] == "natural":
+            by_paper.setdefault(e["paper_id"], []).append(e["premise"])
+    papers = sorted(by_paper)
+    hyps = sorted({(e["hypothesis"], e["paper_id"]) for e in rows if e["src"] == "indomain" and e["kind"] != "identity"})
+    out = []
+    for h, pid in hyps:
+        others = [p for p in papers if p != pid]
+        for _ in range(per_hyp):
+            prem = rng.choice(by_paper[rng.choice(others)])
+            out.append(dict(premise=prem, hypothesis=h, label=LABEL2ID["neutral"], binary=0, src="indomain",
+                            kind="cross", item_id="cross", paper_id=pid))
+    return out

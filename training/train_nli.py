@@ -27,7 +27,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (ENTAIL, LABEL2ID, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
+from common import (ENTAIL, LABEL2ID, cross_paper_pairs, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
                     read_indomain, read_rte, read_sick)
 
 
@@ -126,6 +126,14 @@ def identity_pairs(train, seed):
     return out
 
 
+def spurious_rate(model, tok, exs, seed):
+    """Share of cross-paper (proposition, window) pairs of dev with p(entailment) >= 0.52, the
+    decoder's threshold: how often an unrelated window would count as mentioning a fact."""
+    probe = cross_paper_pairs(exs, seed, per_hyp=2)
+    encode_all(tok, probe)
+    return float((predict(model, probe)[:, ENTAIL] >= 0.52).mean())
+
+
 def identity_rate(model, tok, exs):
     """Share of dev propositions whose verbatim statement is predicted as entailment."""
     hyps = sorted({e["hypothesis"] for e in exs})
@@ -166,6 +174,8 @@ def main():
     ap.add_argument("--identity-aug", action="store_true",
                     help="add entailment pairs whose premise states the proposition verbatim (alone, or inside "
                          "other train text): without them the model learns 'near-identical = altered detail'")
+    ap.add_argument("--cross-neg", type=int, default=0,
+                    help="neutral pairs per proposition with windows of other papers' reviews")
     ap.add_argument("--sick", action="store_true", help="add SICK TRAIN+TRIAL (CC BY-NC-SA) to training")
     ap.add_argument("--save-every", type=int, default=100)
     ap.add_argument("--eval-every", type=int, default=0, help="steps; 0 = twice per epoch")
@@ -189,6 +199,10 @@ def main():
     train = [dict(e) for e in train]
     if args.identity_aug:
         train += identity_pairs(train, args.seed)
+    if args.cross_neg:
+        cross = cross_paper_pairs(train, args.seed, per_hyp=args.cross_neg)
+        print(f"cross-paper neutral augmentation: {len(cross)} pairs", flush=True)
+        train += cross
     if not args.no_rte:
         rte = read_rte(os.path.join(args.data, "rte/train.tsv"))
         for e in rte:
@@ -248,6 +262,7 @@ def main():
         t = time.time()
         m = dev_metrics(dev, predict(model, dev))
         m["identity"] = identity_rate(model, tok, dev)
+        m["spurious"] = spurious_rate(model, tok, dev, 99)
         score = (m["acc"] + m["ent_f1"]) / 2
         m.update(step=state["step"], score=score)
         state["history"].append(m)
@@ -255,7 +270,7 @@ def main():
             state["best"], state["best_step"] = score, state["step"]
             save(os.path.join(args.ckpt_dir, "best.pt"), full=False)
         print(f"[dev] step {state['step']} acc {m['acc']:.4f} entF1 {m['ent_f1']:.4f} triple {m['triple']:.4f} "
-              f"identity {m['identity']:.3f} score {score:.4f} (best {state['best']:.4f} @ {state['best_step']}) [{time.time() - t:.0f}s]", flush=True)
+              f"identity {m['identity']:.3f} spurious {m['spurious']:.3f} score {score:.4f} (best {state['best']:.4f} @ {state['best_step']}) [{time.time() - t:.0f}s]", flush=True)
 
     t0 = time.time()
     done0 = state["step"]

@@ -273,6 +273,9 @@ pub struct ModelArgs {
     /// Pairs per inference batch.
     #[arg(long, default_value_t = 8)]
     pub batch_size: usize,
+    /// Inference threads (0 = one per CPU core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
 }
 
 #[derive(Args, Debug)]
@@ -297,6 +300,18 @@ pub struct DetectArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// exhaustive: every fact against every window (the paper's decoder; tens of seconds per
+    /// review on a laptop CPU). fast: only each fact's lexically best-ranked windows (BM25) reach
+    /// the cross-encoder; its agreement with exhaustive is measured by `semtrace bench
+    /// --agreement` (see the README) and is not yet good enough to be the default.
+    #[arg(long, value_enum, default_value = "exhaustive")]
+    pub decoder: DecoderArg,
+}
+
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecoderArg {
+    Exhaustive,
+    Fast,
 }
 
 #[derive(Subcommand, Debug)]
@@ -379,9 +394,19 @@ pub struct ImportArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Bundle whose facts are scored.
-    #[arg(long, short = 'b')]
-    pub bundle: PathBuf,
+    /// Bundle whose facts are scored (repeat for more bundles in --agreement).
+    #[arg(long, short = 'b', required = true)]
+    pub bundle: Vec<PathBuf>,
+    /// Fast vs exhaustive decoder on every review × every bundle (plus, with --own-bundles, each
+    /// review against its own paper's bundle): per-position and verdict agreement, latencies.
+    #[arg(long)]
+    pub agreement: bool,
+    /// Directory of bundles named <paper id>.json, for reviews of a corpus JSONL (--agreement).
+    #[arg(long)]
+    pub own_bundles: Option<PathBuf>,
+    /// Cache of exhaustive reports (they take seconds to minutes each), keyed by model, bundle and review.
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
     /// Reviews JSONL (`reviews[].review_text` per line, as ../shared/corpus/reviews/*.jsonl) or text files.
     #[arg(long)]
     pub reviews: PathBuf,

@@ -89,7 +89,18 @@ pub fn resolve(arg: &str) -> Result<ModelBytes> {
     .into())
 }
 
-pub fn load(arg: &str, batch_size: usize) -> Result<TractNli> {
+pub fn load(args: &crate::cli::ModelArgs) -> Result<TractNli> {
+    let threads = match args.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let mut engine = load_model(&args.model, args.batch_size)?;
+    engine.set_threads(threads);
+    Ok(engine)
+}
+
+/// Load an NLI model (one inference thread).
+pub fn load_model(arg: &str, batch_size: usize) -> Result<TractNli> {
     let m = resolve(arg)?;
     let mut engine = TractNli::load(&m.onnx, &m.tokenizer, m.spec)?;
     if let Some(expected) = m.expected_sha256 {

@@ -1,11 +1,12 @@
 //! Detection: windows × facts through an NLI scorer, then decoding and scoring.
 
 use crate::bundle::Bundle;
-use crate::decode::{decide, score, verdict, Decision};
+use crate::decode::{decide, score, verdict, Decision, Erasure};
 use crate::error::{Error, Result};
 use crate::nli::{NliPair, NliScorer};
+use crate::rank::Bm25;
 use crate::report::{ModelCheck, PositionReport, Report};
-use crate::segment::{sentences, windows};
+use crate::segment::{sentences, windows, Window};
 
 /// Reviews larger than this are refused: real reviews are a few kB, and the 128-window cap would
 /// ignore almost all of such a text anyway, so it is almost certainly the wrong file.
@@ -66,6 +67,25 @@ pub fn check_model(
 /// Progress of a detection: pairs scored so far, out of the total.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
 
+/// Which decoder produced a report.
+pub const EXHAUSTIVE: &str = "exhaustive";
+pub const FAST: &str = "fast";
+
+/// The fast decoder's budget: how many windows per fact reach the cross-encoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FastOptions {
+    /// Windows per fact scored first: the best by lexical rank (BM25 over the review's windows).
+    pub top: usize,
+    /// Further windows per fact for positions the first round did not find absent.
+    pub extend: usize,
+}
+
+impl Default for FastOptions {
+    fn default() -> Self {
+        FastOptions { top: 3, extend: 3 }
+    }
+}
+
 /// Run the exhaustive decoder: every fact against every retained window.
 pub fn detect(
     review: &str,
@@ -77,25 +97,142 @@ pub fn detect(
     let params = &bundle.decoding;
     let sents = sentences(review);
     let (wins, windows_total) = windows(&sents, params.window_sentences, params.max_windows);
-    let facts: Vec<&str> = bundle
+    let facts = fact_texts(bundle);
+    let all: Vec<(usize, usize)> = (0..facts.len())
+        .flat_map(|f| (0..wins.len()).map(move |w| (f, w)))
+        .collect();
+    let mut probs = vec![None; facts.len() * wins.len()];
+    score_pairs(
+        &all,
+        &facts,
+        &wins,
+        scorer,
+        &mut probs,
+        0,
+        all.len(),
+        progress,
+    )?;
+    Ok(finish(
+        bundle,
+        wins,
+        windows_total,
+        &probs,
+        all.len(),
+        model,
+        EXHAUSTIVE,
+    ))
+}
+
+/// The fast decoder: per fact, only the windows that share the most rare terms with it (BM25)
+/// reach the cross-encoder — `top` per fact, then `extend` more for the facts of positions not
+/// found absent. A fact no window shares a content term with is taken as absent unscored. Its
+/// agreement with [`detect`] is measured by `semtrace bench`, not assumed.
+pub fn detect_fast(
+    review: &str,
+    bundle: &Bundle,
+    scorer: &dyn NliScorer,
+    model: ModelCheck,
+    opts: FastOptions,
+    progress: Progress<'_>,
+) -> Result<Report> {
+    let params = &bundle.decoding;
+    let sents = sentences(review);
+    let (wins, windows_total) = windows(&sents, params.window_sentences, params.max_windows);
+    let facts = fact_texts(bundle);
+    let index = Bm25::new(&wins.iter().map(|w| w.text.as_str()).collect::<Vec<_>>());
+    let ranked: Vec<Vec<usize>> = facts.iter().map(|f| index.ranked(f)).collect();
+    let nw = wins.len();
+    let mut probs = vec![None; facts.len() * nw];
+    let first: Vec<(usize, usize)> = ranked
+        .iter()
+        .enumerate()
+        .flat_map(|(f, r)| r.iter().take(opts.top).map(move |&w| (f, w)))
+        .collect();
+    // The total is not known until round 1 is decoded: report round 1 against its own size, then
+    // both rounds against their sum.
+    score_pairs(
+        &first,
+        &facts,
+        &wins,
+        scorer,
+        &mut probs,
+        0,
+        first.len(),
+        progress,
+    )?;
+    let mut second = Vec::new();
+    for j in 0..bundle.k {
+        let (s0, _) = best_of(&probs, 2 * j, nw);
+        let (s1, _) = best_of(&probs, 2 * j + 1, nw);
+        if !matches!(decide(s0, s1, params), Decision::Erased(Erasure::Absent)) {
+            for f in [2 * j, 2 * j + 1] {
+                second.extend(
+                    ranked[f]
+                        .iter()
+                        .skip(opts.top)
+                        .take(opts.extend)
+                        .map(|&w| (f, w)),
+                );
+            }
+        }
+    }
+    let total = first.len() + second.len();
+    score_pairs(
+        &second,
+        &facts,
+        &wins,
+        scorer,
+        &mut probs,
+        first.len(),
+        total,
+        progress,
+    )?;
+    Ok(finish(
+        bundle,
+        wins,
+        windows_total,
+        &probs,
+        total,
+        model,
+        FAST,
+    ))
+}
+
+fn fact_texts(bundle: &Bundle) -> Vec<&str> {
+    bundle
         .positions
         .iter()
         .flat_map(|p| p.facts.iter().map(|f| f.text.as_str()))
-        .collect();
-    let pairs: Vec<NliPair<'_>> = facts
-        .iter()
-        .flat_map(|&h| {
-            wins.iter().map(move |w| NliPair {
-                premise: w.text.as_str(),
-                hypothesis: h,
+        .collect()
+}
+
+/// Score (fact, window) pairs into `probs[f * nw + w]`. Pairs go to the scorer in order of
+/// length (similar lengths batch with little padding), in chunks of its preferred size.
+#[allow(clippy::too_many_arguments)]
+fn score_pairs(
+    todo: &[(usize, usize)],
+    facts: &[&str],
+    wins: &[Window],
+    scorer: &dyn NliScorer,
+    probs: &mut [Option<f32>],
+    done_before: usize,
+    total: usize,
+    progress: Progress<'_>,
+) -> Result<()> {
+    let nw = wins.len();
+    let mut order: Vec<(usize, usize)> = todo.to_vec();
+    order.sort_by_key(|&(f, w)| (wins[w].text.len() + facts[f].len(), f, w));
+    progress(done_before, total);
+    let mut done = done_before;
+    for chunk in order.chunks(scorer.preferred_batch().max(1)) {
+        let pairs: Vec<NliPair<'_>> = chunk
+            .iter()
+            .map(|&(f, w)| NliPair {
+                premise: wins[w].text.as_str(),
+                hypothesis: facts[f],
             })
-        })
-        .collect();
-    let total = pairs.len();
-    let mut probs = Vec::with_capacity(total);
-    progress(0, total);
-    for chunk in pairs.chunks(scorer.preferred_batch().max(1)) {
-        let p = scorer.entailment(chunk)?;
+            .collect();
+        let p = scorer.entailment(&pairs)?;
         if p.len() != chunk.len() {
             return Err(Error::model(format!(
                 "scorer returned {} scores for {} pairs",
@@ -103,29 +240,46 @@ pub fn detect(
                 chunk.len()
             )));
         }
-        probs.extend(p);
-        progress(probs.len(), total);
+        for (&(f, w), v) in chunk.iter().zip(p) {
+            probs[f * nw + w] = Some(v);
+        }
+        done += chunk.len();
+        progress(done, total);
     }
+    Ok(())
+}
 
+/// (max probability, argmax window) of fact `f` over its scored windows; (0, None) if none.
+fn best_of(probs: &[Option<f32>], f: usize, nw: usize) -> (f64, Option<usize>) {
+    probs[f * nw..(f + 1) * nw]
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| v.map(|v| (i, f64::from(v))))
+        .fold((0.0f64, None), |(bv, bi), (i, v)| {
+            if bi.is_none() || v > bv {
+                (v, Some(i))
+            } else {
+                (bv, bi)
+            }
+        })
+}
+
+fn finish(
+    bundle: &Bundle,
+    wins: Vec<Window>,
+    windows_total: usize,
+    probs: &[Option<f32>],
+    pairs_scored: usize,
+    model: ModelCheck,
+    decoder: &str,
+) -> Report {
+    let params = &bundle.decoding;
     let nw = wins.len();
-    // (max probability, argmax window) of fact number `f` (= 2j + b).
-    let best = |f: usize| -> (f64, Option<usize>) {
-        let row = &probs[f * nw..(f + 1) * nw];
-        row.iter()
-            .enumerate()
-            .fold((0.0f64, None), |(bv, bi), (i, &v)| {
-                if bi.is_none() || f64::from(v) > bv {
-                    (f64::from(v), Some(i))
-                } else {
-                    (bv, bi)
-                }
-            })
-    };
     let mut decisions = Vec::with_capacity(bundle.k);
     let mut positions = Vec::with_capacity(bundle.k);
     for (j, pos) in bundle.positions.iter().enumerate() {
-        let (s0, w0) = best(2 * j);
-        let (s1, w1) = best(2 * j + 1);
+        let (s0, w0) = best_of(probs, 2 * j, nw);
+        let (s1, w1) = best_of(probs, 2 * j + 1, nw);
         let d = decide(s0, s1, params);
         decisions.push(d);
         let assigned = bundle.codeword[j];
@@ -146,7 +300,7 @@ pub fn detect(
         });
     }
     let s = score(&decisions, &bundle.codeword, params);
-    Ok(Report {
+    Report {
         review: None,
         verdict: verdict(&s, params.alpha),
         score: s.score,
@@ -160,9 +314,10 @@ pub fn detect(
         positions,
         windows_total,
         windows: wins,
-        pairs_scored: total,
+        pairs_scored,
+        decoder: decoder.to_string(),
         model,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -311,6 +466,69 @@ mod tests {
             (r.windows.len(), r.windows_total, r.pairs_scored),
             (3, 5, 3 * 24)
         );
+    }
+
+    fn run_fast(review: &str, b: &Bundle, opts: FastOptions) -> Report {
+        let check = check_model(b, "stand-in", &"a".repeat(64), false).unwrap();
+        let mut last = (0, 0);
+        let r = detect_fast(review, b, &LexicalStandIn, check, opts, &mut |d, t| {
+            last = (d, t)
+        })
+        .unwrap();
+        assert_eq!(last.0, last.1, "progress ends at the total");
+        assert_eq!(last.1, r.pairs_scored);
+        r
+    }
+
+    #[test]
+    fn fast_decoder_finds_lexically_matching_windows_with_few_pairs() {
+        let b = bundle();
+        // Codeword facts among unrelated filler sentences.
+        let mut review = Vec::new();
+        for j in 0..12 {
+            review.push(sentence(&b, j, b.codeword[j] as usize));
+            review.push(format!(
+                "Filler sentence number {j} says nothing in particular."
+            ));
+        }
+        let text = review.join(" ");
+        let exhaustive = run(&text, &b);
+        let fast = run_fast(&text, &b, FastOptions::default());
+        assert_eq!(fast.decoder, FAST);
+        assert_eq!(exhaustive.decoder, EXHAUSTIVE);
+        for (x, y) in exhaustive.positions.iter().zip(&fast.positions) {
+            assert_eq!(
+                (&x.decision, x.erasure, x.s0, x.s1),
+                (&y.decision, y.erasure, y.s0, y.s1)
+            );
+        }
+        assert_eq!((fast.score, fast.verdict), (12, Verdict::Exposed));
+        assert!(
+            fast.pairs_scored * 3 < exhaustive.pairs_scored,
+            "{} vs {}",
+            fast.pairs_scored,
+            exhaustive.pairs_scored
+        );
+    }
+
+    #[test]
+    fn fast_decoder_extends_only_positions_not_found_absent() {
+        let b = bundle();
+        // The fact twice, in different windows: round 1 scores one, the extension the other.
+        let review = format!(
+            "{f} One filler here. Two filler there. Three filler again. {f}",
+            f = sentence(&b, 0, 0)
+        );
+        let one = run_fast(&review, &b, FastOptions { top: 1, extend: 0 });
+        let more = run_fast(&review, &b, FastOptions { top: 1, extend: 5 });
+        // Only position 0 (found) gets the extension; its two facts share the window's terms.
+        assert!(more.pairs_scored > one.pairs_scored);
+        assert!(more.pairs_scored <= one.pairs_scored + 2 * 5);
+        assert_eq!(one.positions[0].decision, "0");
+        assert_eq!(one.positions[5].erasure, Some(Erasure::Absent));
+        // Empty reviews score nothing and stay defined.
+        let empty = run_fast("", &b, FastOptions::default());
+        assert_eq!((empty.pairs_scored, empty.score), (0, -13));
     }
 
     #[test]

@@ -8,7 +8,9 @@
 //! - [`decode`]: per-position 0/1/erasure decisions, the assigned-code score and p-value;
 //! - [`embed`]: a BERT sentence embedder (safetensors → ONNX graph built in Rust → tract);
 //! - [`quote`]: exact-quotation matching under the builder's frozen normalisation;
-//! - [`detect`]: glue that runs a scorer over windows × facts and produces a [`report::Report`];
+//! - [`rank`]: BM25 ranking of review windows for a fact (the fast decoder's pair selection);
+//! - [`detect`]: glue that runs a scorer over windows × facts (all, or the best-ranked) and
+//!   produces a [`report::Report`];
 //! - [`carrier`]: the carrier instruction text of a protected copy and its round-trip normalisation;
 //! - [`build`]: the builder's deterministic optimisation core (mention priors, MMR fact selection,
 //!   balanced codeword, blossom matching, pairing/orientation/slot assignment).
@@ -22,6 +24,7 @@ pub mod embed;
 pub mod error;
 pub mod nli;
 pub mod quote;
+pub mod rank;
 pub mod report;
 pub mod segment;
 

@@ -29,6 +29,9 @@ pub struct Report {
     /// The windows scored (at most the bundle's max_windows).
     pub windows: Vec<Window>,
     pub pairs_scored: usize,
+    /// "exhaustive" (every fact × every window) or "fast" (lexically ranked windows only).
+    #[serde(default = "exhaustive")]
+    pub decoder: String,
     pub model: ModelCheck,
 }
 
@@ -63,4 +66,8 @@ pub struct ModelCheck {
     pub hash_matches: bool,
     /// True when a mismatch was explicitly allowed by the user (results are then not comparable).
     pub mismatch_overridden: bool,
+}
+
+fn exhaustive() -> String {
+    "exhaustive".into()
 }

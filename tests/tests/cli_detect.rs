@@ -312,3 +312,54 @@ fn help_explains_exit_codes() {
     let o = semtrace(&["detect"], &dir, None);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn fast_decoder_scores_fewer_pairs_and_agrees_on_the_sample_review() {
+    let dir = temp_dir("detect-fast");
+    let run = |decoder: &str| {
+        let o = semtrace(
+            &[
+                "detect",
+                "--bundle",
+                BUNDLE,
+                "--json",
+                "-q",
+                "--decoder",
+                decoder,
+                "tests/fixtures/sample-review.md",
+            ],
+            &dir,
+            None,
+        );
+        assert!(
+            matches!(o.status.code(), Some(0) | Some(1)),
+            "{}",
+            stderr(&o)
+        );
+        json_lines(&stdout(&o)).remove(0)
+    };
+    let fast = run("fast");
+    let exhaustive = run("exhaustive");
+    assert_eq!(fast["decoder"], "fast");
+    assert_eq!(exhaustive["decoder"], "exhaustive");
+    assert!(
+        fast["pairs_scored"].as_u64().unwrap() * 2 < exhaustive["pairs_scored"].as_u64().unwrap(),
+        "fast {} vs exhaustive {} pairs",
+        fast["pairs_scored"],
+        exhaustive["pairs_scored"]
+    );
+    // The sample review expresses the codeword with the facts' own terms: the lexical ranking
+    // finds every window the exhaustive decoder decided on.
+    for key in ["verdict", "score", "observed", "matched"] {
+        assert_eq!(fast[key], exhaustive[key], "{key}");
+    }
+    let decisions = |r: &serde_json::Value| -> Vec<String> {
+        r["positions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["decision"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(decisions(&fast), decisions(&exhaustive));
+}

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use semtrace_core::bundle::Bundle;
 use semtrace_core::detect::{check_model, detect};
 use semtrace_core::nli::{NliPair, NliScorer};
 use semtrace_core::segment::{sentences, windows};
@@ -57,14 +58,189 @@ pub fn load_reviews(path: &Path) -> Result<Vec<String>> {
     Ok(vec![text])
 }
 
+/// Reviews of a corpus JSONL with their paper ids.
+fn reviews_by_paper(path: &Path) -> Result<Vec<(String, String)>> {
+    let text = fs::read_to_string(path)
+        .map_err(|e| InputError(format!("cannot read {}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+        let id = v["id"].as_str().unwrap_or_default().to_string();
+        for r in v["reviews"].as_array().into_iter().flatten() {
+            if let Some(t) = r["review_text"].as_str() {
+                out.push((id.clone(), t.to_string()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Exhaustive report, from the cache when it has it.
+fn exhaustive_cached(
+    cache: Option<&Path>,
+    review: &str,
+    bundle: &Bundle,
+    engine: &semtrace_core::nli::TractNli,
+    check: &semtrace_core::report::ModelCheck,
+) -> Result<(semtrace_core::report::Report, Option<f64>)> {
+    let key = semtrace_core::sha256_hex(
+        format!("{}\n{}\n{review}", engine.sha256(), bundle.to_json_pretty()).as_bytes(),
+    );
+    let file = cache.map(|c| c.join(format!("{key}.json")));
+    if let Some(f) = &file {
+        if let Ok(t) = fs::read_to_string(f) {
+            if let Ok(r) = serde_json::from_str(&t) {
+                return Ok((r, None));
+            }
+        }
+    }
+    let t = Instant::now();
+    let r = detect(review, bundle, engine, check.clone(), &mut |_, _| {})?;
+    let secs = t.elapsed().as_secs_f64();
+    if let Some(f) = &file {
+        fs::create_dir_all(f.parent().unwrap())?;
+        crate::atomic::write_atomic(f, serde_json::to_string(&r)?.as_bytes())?;
+    }
+    Ok((r, Some(secs)))
+}
+
+fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32> {
+    let bundles: Vec<(String, Bundle)> = a
+        .bundle
+        .iter()
+        .map(|p| Ok((p.display().to_string(), read_bundle(p)?)))
+        .collect::<Result<_>>()?;
+    let reviews: Vec<(String, String)> = if a.reviews.extension().is_some_and(|x| x == "jsonl") {
+        reviews_by_paper(&a.reviews)?
+    } else {
+        load_reviews(&a.reviews)?
+            .into_iter()
+            .map(|r| (String::new(), r))
+            .collect()
+    };
+    let mut jobs: Vec<(usize, String, Bundle)> = Vec::new();
+    for (i, (paper, _)) in reviews.iter().enumerate().take(a.limit) {
+        if let Some(dir) = &a.own_bundles {
+            let p = dir.join(format!("{paper}.json"));
+            if p.is_file() {
+                jobs.push((i, format!("own {}", p.display()), read_bundle(&p)?));
+            }
+        }
+        for (name, b) in &bundles {
+            jobs.push((i, name.clone(), b.clone()));
+        }
+    }
+    let (mut pos_same, mut pos_total, mut verdict_same) = (0usize, 0usize, 0usize);
+    let (mut t_fast, mut t_exh, mut n_exh_timed) = (Vec::new(), 0.0f64, 0usize);
+    let (mut pairs_fast, mut pairs_exh) = (0usize, 0usize);
+    let mut present = 0usize;
+    let mut rows = Vec::new();
+    for (n, (i, bname, bundle)) in jobs.iter().enumerate() {
+        let review = &reviews[*i].1;
+        let check = check_model(bundle, &engine.spec().name, engine.sha256(), true)?;
+        let (exh, secs) = exhaustive_cached(a.cache.as_deref(), review, bundle, engine, &check)?;
+        if let Some(s) = secs {
+            t_exh += s;
+            n_exh_timed += 1;
+        }
+        let t = Instant::now();
+        let fast = semtrace_core::detect::detect_fast(
+            review,
+            bundle,
+            engine,
+            check.clone(),
+            semtrace_core::detect::FastOptions::default(),
+            &mut |_, _| {},
+        )?;
+        t_fast.push(t.elapsed().as_secs_f64());
+        let same = exh
+            .positions
+            .iter()
+            .zip(&fast.positions)
+            .filter(|(x, y)| x.decision == y.decision && x.erasure == y.erasure)
+            .count();
+        present += exh.positions.iter().filter(|p| p.erasure.is_none()).count();
+        pos_same += same;
+        pos_total += exh.positions.len();
+        verdict_same += usize::from(exh.verdict == fast.verdict);
+        pairs_fast += fast.pairs_scored;
+        pairs_exh += exh.pairs_scored;
+        let diffs: Vec<_> = exh
+            .positions
+            .iter()
+            .zip(&fast.positions)
+            .filter(|(x, y)| x.decision != y.decision || x.erasure != y.erasure)
+            .map(|(x, y)| {
+                serde_json::json!({"position": x.index,
+                    "exhaustive": [x.s0, x.s1, &x.decision, x.erasure, x.best_windows],
+                    "fast": [y.s0, y.s1, &y.decision, y.erasure, y.best_windows]})
+            })
+            .collect();
+        rows.push(serde_json::json!({
+            "differences": diffs,
+            "review": i, "bundle": bname, "words": review.split_whitespace().count(),
+            "positions_same": same, "k": exh.k, "verdict_exhaustive": exh.verdict,
+            "verdict_fast": fast.verdict, "pairs_exhaustive": exh.pairs_scored,
+            "pairs_fast": fast.pairs_scored,
+        }));
+        if !a.json {
+            eprint!("\r{}/{} review-bundle pairs", n + 1, jobs.len());
+        }
+    }
+    if !a.json {
+        eprintln!();
+    }
+    t_fast.sort_by(f64::total_cmp);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let summary = serde_json::json!({
+        "model": engine.spec().name, "threads": engine.threads(), "jobs": jobs.len(),
+        "positions": pos_total, "positions_agree": pos_same,
+        "position_agreement": pos_same as f64 / pos_total.max(1) as f64,
+        "decided_positions_exhaustive": present,
+        "verdicts_agree": verdict_same, "verdict_agreement": verdict_same as f64 / jobs.len().max(1) as f64,
+        "fast_mean_s": mean(&t_fast), "fast_median_s": t_fast.get(t_fast.len() / 2),
+        "fast_max_s": t_fast.last(), "exhaustive_mean_s": (n_exh_timed > 0).then(|| t_exh / n_exh_timed as f64),
+        "pairs_fast": pairs_fast, "pairs_exhaustive": pairs_exh,
+        "rows": rows,
+    });
+    if a.json {
+        println!("{summary}");
+    } else {
+        println!(
+            "agreement        {pos_same}/{pos_total} positions ({:.2}%), {verdict_same}/{} verdicts, {present} positions decided (exhaustive)",
+            100.0 * pos_same as f64 / pos_total.max(1) as f64,
+            jobs.len()
+        );
+        println!(
+            "fast decoder     mean {:.3} s, median {:.3} s, max {:.3} s per review; {pairs_fast} pairs vs {pairs_exh} exhaustive",
+            mean(&t_fast),
+            t_fast.get(t_fast.len() / 2).copied().unwrap_or(0.0),
+            t_fast.last().copied().unwrap_or(0.0)
+        );
+        if n_exh_timed > 0 {
+            println!(
+                "exhaustive       mean {:.2} s per review ({n_exh_timed} timed, the rest cached), {} threads",
+                t_exh / n_exh_timed as f64,
+                engine.threads()
+            );
+        }
+    }
+    Ok(exit::OK)
+}
+
 pub fn run(a: BenchArgs) -> Result<i32> {
-    let bundle = read_bundle(&a.bundle)?;
+    if a.agreement {
+        let engine = model_store::load(&a.model)?;
+        return agreement(&a, &engine);
+    }
+    let bundle = read_bundle(&a.bundle[0])?;
     let reviews = load_reviews(&a.reviews)?;
     if reviews.is_empty() {
         return Err(InputError(format!("no reviews in {}", a.reviews.display())).into());
     }
     let t = Instant::now();
-    let engine = model_store::load(&a.model.model, a.model.batch_size)?;
+    let engine = model_store::load(&a.model)?;
     let load_s = t.elapsed().as_secs_f64();
 
     // Engine throughput on real (window, fact) pairs.
@@ -106,12 +282,20 @@ pub fn run(a: BenchArgs) -> Result<i32> {
             )?,
         )?;
     }
-    // Warm-up builds the plans for the shapes used (excluded from the timing, as a loaded page would be).
-    engine.entailment(&pairs)?;
-    let t = Instant::now();
-    engine.entailment(&pairs)?;
-    let engine_s = t.elapsed().as_secs_f64();
-    let pairs_per_s = pairs.len() as f64 / engine_s;
+    // Warm-up builds the plans for the shapes used (excluded from the timing, as a loaded page would
+    // be); then one thread and all threads.
+    let threads = engine.threads();
+    let mut engine = engine;
+    let mut per_s = Vec::new();
+    for t in [1, threads] {
+        engine.set_threads(t);
+        engine.entailment(&pairs)?;
+        let start = Instant::now();
+        engine.entailment(&pairs)?;
+        per_s.push(pairs.len() as f64 / start.elapsed().as_secs_f64());
+    }
+    let pairs_per_s = per_s[0];
+    let pairs_per_s_threads = per_s[1];
 
     // Exhaustive decoder per review.
     let check = check_model(&bundle, &engine.spec().name, engine.sha256(), true)?;
@@ -133,8 +317,8 @@ pub fn run(a: BenchArgs) -> Result<i32> {
             "{}",
             serde_json::json!({
                 "model": engine.spec().name, "sha256": engine.sha256(), "load_s": load_s,
-                "batch_size": a.model.batch_size, "threads": 1, "engine_pairs": pairs.len(),
-                "engine_pairs_per_s": pairs_per_s,
+                "batch_size": a.model.batch_size, "threads": threads, "engine_pairs": pairs.len(),
+                "engine_pairs_per_s": pairs_per_s, "engine_pairs_per_s_threads": pairs_per_s_threads,
                 "reviews": per_review.iter().map(|(w, n, p, s)| serde_json::json!({"words": w, "windows": n, "pairs": p, "seconds": s})).collect::<Vec<_>>(),
                 "mean_review_s": mean_s,
             })
@@ -147,12 +331,12 @@ pub fn run(a: BenchArgs) -> Result<i32> {
         );
         println!("load + plan      {load_s:.2} s");
         println!(
-            "engine (tract)   {pairs_per_s:.1} pairs/s over {} pairs, batch {}, 1 thread",
+            "engine (tract)   {pairs_per_s:.1} pairs/s over {} pairs, batch {}, 1 thread; {pairs_per_s_threads:.1} pairs/s, {threads} threads",
             pairs.len(),
             a.model.batch_size
         );
         for (w, n, p, s) in &per_review {
-            println!("review           {w} words, {n} windows, {p} pairs: {s:.2} s (exhaustive)");
+            println!("review           {w} words, {n} windows, {p} pairs: {s:.2} s (exhaustive, {threads} threads)");
         }
         println!(
             "mean per review  {mean_s:.2} s (exhaustive, {} reviews)",

@@ -84,7 +84,7 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         None => None,
     };
     stages.set("loading models", 0, 1);
-    let engine = model_store::load(&args.model.model, args.model.batch_size)?;
+    let engine = model_store::load(&args.model)?;
     let model = ModelIdentity {
         name: engine.spec().name.clone(),
         sha256: engine.sha256().to_string(),

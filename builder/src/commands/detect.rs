@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::decode::Verdict;
-use semtrace_core::detect::{check_model, check_review_len, detect, review_text, MAX_REVIEW_BYTES};
+use semtrace_core::detect::{
+    check_model, check_review_len, detect, detect_fast, review_text, FastOptions, MAX_REVIEW_BYTES,
+};
 use semtrace_core::report::Report;
 
 use crate::cli::DetectArgs;
@@ -84,7 +86,7 @@ pub fn run(args: DetectArgs) -> Result<i32> {
         bundle.decoding.alpha = alpha;
     }
     let sources = review_sources(&args.reviews)?;
-    let engine = model_store::load(&args.model.model, args.model.batch_size)?;
+    let engine = model_store::load(&args.model)?;
     let check = check_model(
         &bundle,
         &engine.spec().name,
@@ -109,7 +111,18 @@ pub fn run(args: DetectArgs) -> Result<i32> {
                 pb.set_length(total as u64);
                 pb.set_position(done as u64);
             };
-            let r = detect(&text, &bundle, &engine, check.clone(), &mut tick);
+            let r = if args.decoder == crate::cli::DecoderArg::Exhaustive {
+                detect(&text, &bundle, &engine, check.clone(), &mut tick)
+            } else {
+                detect_fast(
+                    &text,
+                    &bundle,
+                    &engine,
+                    check.clone(),
+                    FastOptions::default(),
+                    &mut tick,
+                )
+            };
             pb.finish_and_clear();
             Ok(r?)
         });

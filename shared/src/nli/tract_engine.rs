@@ -42,6 +42,7 @@ pub struct TractNli {
     fixed_len: Option<usize>,
     plans: Mutex<HashMap<(usize, usize), Plan>>,
     batch_size: usize,
+    threads: usize,
 }
 
 /// Token tensors for one batch, exactly as fed to the graph (row-major, `rows × seq`).
@@ -151,6 +152,7 @@ impl TractNli {
             fixed_len,
             plans: Mutex::new(HashMap::new()),
             batch_size: 8,
+            threads: 1,
         })
     }
 
@@ -183,18 +185,25 @@ impl TractNli {
 
     /// Tokenise a batch and pad it the way the graph wants it.
     pub fn encode(&self, pairs: &[NliPair<'_>]) -> Result<EncodedBatch> {
-        let mut encs = Vec::with_capacity(pairs.len());
-        for p in pairs {
-            let e = self
-                .tokenizer
-                .encode((p.premise, p.hypothesis), true)
-                .map_err(|e| Error::model(format!("tokenization failed: {e}")))?;
-            encs.push(e);
-        }
+        let encs = self.tokenize(pairs)?;
+        let refs: Vec<&tokenizers::Encoding> = encs.iter().collect();
+        Ok(self.assemble(&refs))
+    }
+
+    fn tokenize(&self, pairs: &[NliPair<'_>]) -> Result<Vec<tokenizers::Encoding>> {
+        pairs
+            .iter()
+            .map(|p| {
+                self.tokenizer
+                    .encode((p.premise, p.hypothesis), true)
+                    .map_err(|e| Error::model(format!("tokenization failed: {e}")))
+            })
+            .collect()
+    }
+
+    /// Pad already-tokenised pairs into one batch (to the longest, rounded up to [`SEQ_BUCKET`]).
+    fn assemble(&self, encs: &[&tokenizers::Encoding]) -> EncodedBatch {
         let longest = encs.iter().map(|e| e.get_ids().len()).max().unwrap_or(1);
-        // Dynamic graphs: pad to the next multiple of SEQ_BUCKET so a handful of shapes (hence of
-        // optimised plans) serve every batch. Padded positions are masked out of attention, so
-        // this does not change the result beyond float summation order.
         let seq = self
             .fixed_len
             .unwrap_or_else(|| longest.div_ceil(SEQ_BUCKET) * SEQ_BUCKET);
@@ -223,7 +232,76 @@ impl TractNli {
                 b.token_type_ids[row + c] = t as i64;
             }
         }
-        Ok(b)
+        b
+    }
+
+    /// Worker threads for [`NliScorer::entailment`] (native only; wasm32 always uses one).
+    pub fn set_threads(&mut self, n: usize) {
+        self.threads = n.max(1);
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Entailment probabilities of the pairs of `batches` (indices into `encs`), stored by index.
+    fn run_batches(
+        &self,
+        encs: &[tokenizers::Encoding],
+        batches: &[Vec<usize>],
+        out: &mut [f32],
+    ) -> Result<()> {
+        let one = |idx: &[usize]| -> Result<Vec<f32>> {
+            let refs: Vec<&tokenizers::Encoding> = idx.iter().map(|&i| &encs[i]).collect();
+            Ok(self
+                .logits(&self.assemble(&refs))?
+                .iter()
+                .map(|row| softmax(row)[self.spec.entailment_index])
+                .collect())
+        };
+        #[cfg(not(target_arch = "wasm32"))]
+        if self.threads > 1 && batches.len() > 1 {
+            use std::sync::atomic::{AtomicUsize, Ordering};
+            let next = AtomicUsize::new(0);
+            // Per thread: (batch number, probabilities) of the batches it ran.
+            type Done = Result<Vec<(usize, Vec<f32>)>>;
+            let results: Vec<Done> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..self.threads.min(batches.len()))
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let mut done = Vec::new();
+                            loop {
+                                let b = next.fetch_add(1, Ordering::Relaxed);
+                                let Some(idx) = batches.get(b) else { break };
+                                done.push((b, one(idx)?));
+                            }
+                            Ok(done)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(Error::model("an inference thread panicked")))
+                    })
+                    .collect()
+            });
+            for r in results {
+                for (b, probs) in r? {
+                    for (&i, p) in batches[b].iter().zip(probs) {
+                        out[i] = p;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        for idx in batches {
+            for (&i, p) in idx.iter().zip(one(idx)?) {
+                out[i] = p;
+            }
+        }
+        Ok(())
     }
 
     fn plan(&self, rows: usize, seq: usize) -> Result<Plan> {
@@ -298,18 +376,24 @@ impl TractNli {
 }
 
 impl NliScorer for TractNli {
+    /// Every pair is tokenised once; pairs are sorted by token length so that each batch pads only
+    /// to its own longest pair (exact: a pair's result does not depend on its batch), batches run
+    /// on [`TractNli::set_threads`] threads natively, and results come back in input order.
     fn entailment(&self, pairs: &[NliPair<'_>]) -> Result<Vec<f32>> {
-        let mut probs = Vec::with_capacity(pairs.len());
-        for chunk in pairs.chunks(self.batch_size) {
-            let enc = self.encode(chunk)?;
-            for row in self.logits(&enc)? {
-                probs.push(softmax(&row)[self.spec.entailment_index]);
-            }
-        }
-        Ok(probs)
+        let encs = self.tokenize(pairs)?;
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        order.sort_by_key(|&i| (encs[i].get_ids().len(), i));
+        let batches: Vec<Vec<usize>> = order
+            .chunks(self.batch_size)
+            .map(<[usize]>::to_vec)
+            .collect();
+        let mut out = vec![0.0f32; pairs.len()];
+        self.run_batches(&encs, &batches, &mut out)?;
+        Ok(out)
     }
 
+    /// Enough pairs per call for length sorting and every thread to pay off.
     fn preferred_batch(&self) -> usize {
-        self.batch_size
+        self.batch_size * self.threads * 4
     }
 }
