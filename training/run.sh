@@ -39,3 +39,12 @@ $PY training/package.py --work training/work --out "$OUT"
 # 5. run the shipped graph in tract 0.23 and compare with onnxruntime (random shapes + in-domain dev accuracy)
 $PY training/check_tract.py "$OUT/model.onnx" --dev
 sha256sum "$OUT/model.onnx"
+
+# The with-SICK comparison variant (not shipped; MODEL_CARD.md "SICK variant"), when wanted:
+#   $PY training/train_nli.py --sick --ckpt-dir training/checkpoints/sick --epochs 2 --bs 32 --lr 5e-5 \
+#     --freeze-word-emb --bf16 --save-every 40 --log-every 10 --threads 1
+#   $PY training/train_nli.py --init training/checkpoints/sick/best.pt --ckpt-dir training/checkpoints/sick/stage2 \
+#     --no-rte --identity-aug --sick --epochs 1 --bs 32 --lr 2e-5 --warmup 0.05 --freeze-word-emb --bf16 \
+#     --eval-every 140 --save-every 40 --threads 1
+#   $PY training/export_onnx.py --ckpt training/checkpoints/sick/stage2/best.pt --out-dir training/work/sick
+#   $PY training/evaluate.py --model int8=training/work/sick/model.int8.onnx --bs 8 --out training/work/sick/metrics.json
