@@ -7,11 +7,11 @@
 //! carrier is recognised by its marked-content tag and template version. Text inside form
 //! XObjects and annotations is not examined.
 
-use lopdf::{content::Operation, Dictionary, Document, Object, ObjectId};
+use lopdf::{content::Operation, Dictionary, Document, Object};
 use serde::Serialize;
 
 use crate::protect::MARKER_TAG;
-use crate::source::pdf::load_structure;
+use crate::source::pdf::{load_structure, visible_box};
 use crate::source::SourceError;
 
 #[derive(Debug, Clone, Serialize)]
@@ -89,36 +89,6 @@ fn num(o: &Object) -> Option<f64> {
 
 fn nums(ops: &[Object]) -> Vec<f64> {
     ops.iter().filter_map(num).collect()
-}
-
-fn page_box(doc: &Document, page_id: ObjectId) -> Option<(f64, f64, f64, f64)> {
-    let mut d = doc.get_dictionary(page_id).ok()?;
-    for _ in 0..64 {
-        let found = d.get(b"CropBox").or_else(|_| d.get(b"MediaBox"));
-        if let Ok(o) = found {
-            let o = match o {
-                Object::Reference(id) => doc.get_object(*id).ok()?,
-                o => o,
-            };
-            if let Object::Array(a) = o {
-                let v: Vec<f64> = a.iter().filter_map(num).collect();
-                if v.len() == 4 {
-                    return Some((
-                        v[0].min(v[2]),
-                        v[1].min(v[3]),
-                        v[0].max(v[2]),
-                        v[1].max(v[3]),
-                    ));
-                }
-            }
-            return None;
-        }
-        d = match d.get(b"Parent") {
-            Ok(Object::Reference(id)) => doc.get_dictionary(*id).ok()?,
-            _ => return None,
-        };
-    }
-    None
 }
 
 struct PageScan<'a> {
@@ -346,7 +316,10 @@ pub fn inspect_bytes(bytes: &[u8]) -> Result<InspectReport, SourceError> {
             doc: &doc,
             fonts: doc.get_page_fonts(id).unwrap_or_default(),
             page: no,
-            bbox: page_box(&doc, id),
+            bbox: doc
+                .get_dictionary(id)
+                .ok()
+                .and_then(|page| visible_box(&doc, page)),
             carrier: None,
             hidden: Vec::new(),
         };

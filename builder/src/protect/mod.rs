@@ -21,7 +21,7 @@ use semtrace_core::bundle::Bundle;
 use semtrace_core::carrier::{self, CarrierMode, CarrierRecord, TEMPLATE_VERSION};
 use semtrace_core::sha256_hex;
 
-use crate::source::pdf::{extract_pages, load_structure, startxref};
+use crate::source::pdf::{extract_pages, inherited, load_structure, startxref, visible_box, Page};
 use crate::source::SourceError;
 
 /// Marked-content tag around the carrier (what `inspect` looks for).
@@ -69,55 +69,6 @@ pub struct Protected {
 
 fn pdf_err(m: impl Into<String>) -> ProtectError {
     ProtectError::Source(SourceError::Malformed(m.into()))
-}
-
-/// Follow references to the object itself (bounded, so a reference loop cannot hang us).
-fn resolve<'a>(doc: &'a Document, mut o: &'a Object) -> &'a Object {
-    for _ in 0..32 {
-        match o {
-            Object::Reference(id) => match doc.get_object(*id) {
-                Ok(x) => o = x,
-                Err(_) => return &Object::Null,
-            },
-            _ => return o,
-        }
-    }
-    &Object::Null
-}
-
-/// A page attribute, inherited through /Parent when the page itself lacks it.
-fn inherited<'a>(doc: &'a Document, page: &'a Dictionary, key: &[u8]) -> Option<&'a Object> {
-    let mut d = page;
-    for _ in 0..64 {
-        if let Ok(v) = d.get(key) {
-            return Some(resolve(doc, v));
-        }
-        match d.get(b"Parent").map(|p| resolve(doc, p)) {
-            Ok(Object::Dictionary(p)) => d = p,
-            _ => return None,
-        }
-    }
-    None
-}
-
-fn rect(doc: &Document, o: Option<&Object>) -> Option<(f64, f64, f64, f64)> {
-    let Object::Array(a) = o? else { return None };
-    let v: Vec<f64> = a
-        .iter()
-        .filter_map(|x| match resolve(doc, x) {
-            Object::Integer(i) => Some(*i as f64),
-            Object::Real(r) => Some(f64::from(*r)),
-            _ => None,
-        })
-        .collect();
-    (v.len() == 4).then(|| {
-        (
-            v[0].min(v[2]),
-            v[1].min(v[3]),
-            v[0].max(v[2]),
-            v[1].max(v[3]),
-        )
-    })
 }
 
 /// Net graphics-state depth the page content leaves open (unmatched `q`).
@@ -181,17 +132,8 @@ pub fn protect(
         .and_then(Object::as_dict)
         .map_err(|e| pdf_err(format!("final page object: {e}")))?
         .clone();
-    let media = rect(&doc, inherited(&doc, &page, b"MediaBox"))
+    let bbox = visible_box(&doc, &page)
         .ok_or_else(|| pdf_err("the final page has no usable /MediaBox"))?;
-    let bbox = match rect(&doc, inherited(&doc, &page, b"CropBox")) {
-        Some(c) => (
-            media.0.max(c.0),
-            media.1.max(c.1),
-            media.2.min(c.2),
-            media.3.min(c.3),
-        ),
-        None => media,
-    };
     if bbox.2 - bbox.0 < 72.0 || bbox.3 - bbox.1 < 72.0 {
         return Err(ProtectError::Carrier(format!(
             "the final page's visible box {bbox:?} is too small for a carrier"
@@ -312,8 +254,12 @@ pub fn protect(
         Some(Object::Dictionary(d)) => d.clone(),
         _ => Dictionary::new(),
     };
-    let mut fonts = match resources.get(b"Font").map(|f| resolve(&doc, f)) {
-        Ok(Object::Dictionary(d)) => d.clone(),
+    let mut fonts = match resources
+        .get(b"Font")
+        .ok()
+        .and_then(|f| doc.dereference(f).ok())
+    {
+        Some((_, Object::Dictionary(d))) => d.clone(),
         _ => Dictionary::new(),
     };
     let mut font_name = MARKER_TAG.to_string();
@@ -393,7 +339,7 @@ pub fn protect(
         page: page_no,
         font: embedded.base_font.clone(),
     };
-    if let Err(e) = verify(original, &bytes, &text, &record) {
+    if let Err(e) = verify(original, &pages, &bytes, &text, &record) {
         // For diagnosing a failed round trip only: never the normal output path.
         if let Some(p) = std::env::var_os("SEMTRACE_DEBUG_FAILED_CARRIER") {
             let _ = std::fs::write(p, &bytes);
@@ -413,6 +359,7 @@ pub fn protect(
 /// narrow normalisation) and nowhere else, and `inspect` finds the marker with the template.
 pub fn verify(
     original: &[u8],
+    before: &[Page],
     protected: &[u8],
     text: &str,
     record: &CarrierRecord,
@@ -428,7 +375,6 @@ pub fn verify(
     if sha256_hex(text.as_bytes()) != record.text_sha256 {
         return fail("carrier text hash mismatch".into());
     }
-    let before = extract_pages(original).map_err(ProtectError::Source)?;
     let after = extract_pages(protected)
         .map_err(|e| ProtectError::Carrier(format!("the protected file does not re-load: {e}")))?;
     if before.len() != after.len() {

@@ -228,15 +228,69 @@ pub fn fix_xref_keywords(bytes: &[u8]) -> Vec<u8> {
     fixed
 }
 
+/// `bytes` up to and including the last %%EOF (junk a downloader appended is cut off).
+fn trim_after_eof(bytes: &[u8]) -> &[u8] {
+    bytes
+        .windows(5)
+        .rposition(|w| w == b"%%EOF")
+        .map(|i| &bytes[..i + 5])
+        .unwrap_or(bytes)
+}
+
+/// A page attribute, inherited through /Parent when the page itself lacks it; references followed.
+pub fn inherited<'a>(doc: &'a Document, page: &'a Dictionary, key: &[u8]) -> Option<&'a Object> {
+    let mut d = page;
+    for _ in 0..64 {
+        if let Some(v) = dict_get(doc, d, key) {
+            return Some(v);
+        }
+        match dict_get(doc, d, b"Parent") {
+            Some(Object::Dictionary(p)) => d = p,
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn rect(doc: &Document, o: Option<&Object>) -> Option<(f64, f64, f64, f64)> {
+    let Object::Array(a) = o? else { return None };
+    let v: Vec<f64> = a
+        .iter()
+        .filter_map(|x| match deref(doc, x)? {
+            Object::Integer(i) => Some(*i as f64),
+            Object::Real(r) => Some(f64::from(*r)),
+            _ => None,
+        })
+        .collect();
+    (v.len() == 4).then(|| {
+        (
+            v[0].min(v[2]),
+            v[1].min(v[3]),
+            v[0].max(v[2]),
+            v[1].max(v[3]),
+        )
+    })
+}
+
+/// The visible page box (x0, y0, x1, y1): the MediaBox, intersected with the CropBox if any.
+pub fn visible_box(doc: &Document, page: &Dictionary) -> Option<(f64, f64, f64, f64)> {
+    let media = rect(doc, inherited(doc, page, b"MediaBox"))?;
+    Some(match rect(doc, inherited(doc, page, b"CropBox")) {
+        Some(c) => (
+            media.0.max(c.0),
+            media.1.max(c.1),
+            media.2.min(c.2),
+            media.3.min(c.3),
+        ),
+        None => media,
+    })
+}
+
 /// The document's object structure through lopdf, with the extractor's small repairs (junk
 /// after the final %%EOF ignored, "xref " keywords fixed); offsets stay those of `bytes`.
 /// For callers that need objects rather than text (protect, inspect).
 pub fn load_structure(bytes: &[u8]) -> Result<Document, SourceError> {
-    let trimmed = bytes
-        .windows(5)
-        .rposition(|w| w == b"%%EOF")
-        .map(|i| &bytes[..i + 5])
-        .unwrap_or(bytes);
+    let trimmed = trim_after_eof(bytes);
     for candidate in [bytes, trimmed, &fix_xref_keywords(trimmed)] {
         if let Some(Ok(d)) = quietly(|| Document::load_mem(candidate)) {
             if d.is_encrypted() || d.trailer.get(b"Encrypt").is_ok() {
@@ -702,11 +756,7 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
     }
     // Repairs tried in turn when lopdf refuses the file: junk after %%EOF cut off; a cross-
     // reference table whose "xref" keyword is followed by a space instead of an end of line.
-    let trimmed: Vec<u8> = bytes
-        .windows(5)
-        .rposition(|w| w == b"%%EOF")
-        .map(|i| bytes[..i + 5].to_vec())
-        .unwrap_or_else(|| bytes.to_vec());
+    let trimmed: Vec<u8> = trim_after_eof(bytes).to_vec();
     let mut loaded = quietly(|| Document::load_mem(bytes));
     if !matches!(loaded, Some(Ok(_))) {
         let fixed = fix_xref_keywords(&trimmed);
