@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: test environment, formatting, lints, the wasm32 build
-# of the core, then every test of the workspace (unit, schema, engine-vs-reference, CLI end to end).
+# of the core, the static site of the browser detector, then every test of the workspace (unit, schema, engine-vs-reference, CLI end to end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
@@ -16,5 +16,7 @@ echo "== core builds for wasm32-unknown-unknown"
 cargo check -p semtrace-core -p semtrace-detector-wasm --target wasm32-unknown-unknown
 echo "== build the CLI the end-to-end tests run"
 cargo build -p semtrace
+echo "== build the browser detector site (target/site) the browser tests serve"
+scripts/build-site.sh target/site
 echo "== tests"
 cargo test --workspace --no-fail-fast

@@ -173,3 +173,54 @@ pub fn pdf_from_objects(objects: &[String]) -> Vec<u8> {
     );
     out
 }
+
+/// A real human review of the sample bundle's paper (../shared/corpus/papers-with-reviews/attention.json),
+/// as Markdown: one `## Section` per field, list items as bullets.
+pub fn attention_human_review() -> String {
+    let v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(shared().join("corpus/papers-with-reviews/attention.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let inner: serde_json::Value = serde_json::from_str(v["review"].as_str().unwrap()).unwrap();
+    let mut text = String::new();
+    for (k, val) in inner.as_object().unwrap() {
+        match val {
+            serde_json::Value::String(s) => text.push_str(&format!("## {k}\n\n{s}\n\n")),
+            serde_json::Value::Array(items) => {
+                text.push_str(&format!("## {k}\n\n"));
+                for i in items {
+                    text.push_str(&format!("- {}\n", i.as_str().unwrap_or_default()));
+                }
+                text.push('\n');
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
+/// `semtrace detect --json -q --decoder DECODER --bundle BUNDLE REVIEW`: the one report, after
+/// checking the run finished (exit 0 or 1).
+pub fn detect_report(bundle: &str, review: &Path, decoder: &str, home: &Path) -> serde_json::Value {
+    let o = semtrace(
+        &[
+            "detect",
+            "--bundle",
+            bundle,
+            "--json",
+            "-q",
+            "--decoder",
+            decoder,
+            review.to_str().unwrap(),
+        ],
+        home,
+        None,
+    );
+    assert!(
+        matches!(o.status.code(), Some(0) | Some(1)),
+        "{}",
+        stderr(&o)
+    );
+    serde_json::from_str(stdout(&o).lines().next().expect("one JSON line")).unwrap()
+}

@@ -6,30 +6,6 @@ use semtrace_e2e::*;
 
 const BUNDLE: &str = "tests/fixtures/sample-bundle.json";
 
-fn human_review() -> String {
-    // A real human review of the sample bundle's paper (../shared/corpus/papers-with-reviews).
-    let v: serde_json::Value = serde_json::from_str(
-        &fs::read_to_string(shared().join("corpus/papers-with-reviews/attention.json")).unwrap(),
-    )
-    .unwrap();
-    let inner: serde_json::Value = serde_json::from_str(v["review"].as_str().unwrap()).unwrap();
-    let mut text = String::new();
-    for (k, val) in inner.as_object().unwrap() {
-        match val {
-            serde_json::Value::String(s) => text.push_str(&format!("## {k}\n\n{s}\n\n")),
-            serde_json::Value::Array(items) => {
-                text.push_str(&format!("## {k}\n\n"));
-                for i in items {
-                    text.push_str(&format!("- {}\n", i.as_str().unwrap_or_default()));
-                }
-                text.push('\n');
-            }
-            _ => {}
-        }
-    }
-    text
-}
-
 fn json_lines(out: &str) -> Vec<serde_json::Value> {
     out.lines()
         .map(|l| serde_json::from_str(l).expect("each stdout line is JSON"))
@@ -40,7 +16,7 @@ fn json_lines(out: &str) -> Vec<serde_json::Value> {
 fn json_lines_report_for_a_real_human_review_and_the_sample_review() {
     let dir = temp_dir("detect-json");
     let human = dir.join("human.md");
-    fs::write(&human, human_review()).unwrap();
+    fs::write(&human, attention_human_review()).unwrap();
     let o = semtrace(
         &[
             "detect",
@@ -316,28 +292,8 @@ fn help_explains_exit_codes() {
 #[test]
 fn fast_decoder_scores_fewer_pairs_and_agrees_on_the_sample_review() {
     let dir = temp_dir("detect-fast");
-    let run = |decoder: &str| {
-        let o = semtrace(
-            &[
-                "detect",
-                "--bundle",
-                BUNDLE,
-                "--json",
-                "-q",
-                "--decoder",
-                decoder,
-                "tests/fixtures/sample-review.md",
-            ],
-            &dir,
-            None,
-        );
-        assert!(
-            matches!(o.status.code(), Some(0) | Some(1)),
-            "{}",
-            stderr(&o)
-        );
-        json_lines(&stdout(&o)).remove(0)
-    };
+    let review = std::path::Path::new("tests/fixtures/sample-review.md");
+    let run = |decoder: &str| detect_report(BUNDLE, review, decoder, &dir);
     let fast = run("fast");
     let exhaustive = run("exhaustive");
     assert_eq!(fast["decoder"], "fast");

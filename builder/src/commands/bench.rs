@@ -153,7 +153,8 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
             semtrace_core::detect::FastOptions::default(),
             &mut |_, _| {},
         )?;
-        t_fast.push(t.elapsed().as_secs_f64());
+        let fast_secs = t.elapsed().as_secs_f64();
+        t_fast.push(fast_secs);
         let same = exh
             .positions
             .iter()
@@ -183,6 +184,7 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
             "positions_same": same, "k": exh.k, "verdict_exhaustive": exh.verdict,
             "verdict_fast": fast.verdict, "pairs_exhaustive": exh.pairs_scored,
             "pairs_fast": fast.pairs_scored,
+            "secs_exhaustive": secs, "secs_fast": fast_secs,
         }));
         if !a.json {
             eprint!("\r{}/{} review-bundle pairs", n + 1, jobs.len());

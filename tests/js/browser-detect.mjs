@@ -1,0 +1,163 @@
+// Drives the built site in Debian's headless chromium (playwright-core, never a downloaded browser)
+// and prints one JSON object with what the page showed. Usage: node browser-detect.mjs CONFIG.json
+//
+// CONFIG: { site, chromium, playwright, base ("/semtrace/"), artifacts, timeoutMs,
+//           detect: [{ name, bundle, review, decoder, repeat }],   // full runs, report JSON read back
+//           bad: { corruptBundle, bundle, otherModelBundle } }     // bad-input messages
+// The static server is our own (node:http) so every request the page makes is seen and logged.
+import { readFileSync, writeFileSync, mkdirSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+console.log = (...a) => console.error(...a); // stdout is for the result JSON
+const cfg = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const { chromium } = await import(pathToFileURL(path.join(cfg.playwright, "index.mjs")).href);
+const BASE = cfg.base || "/semtrace/";
+const TIMEOUT = cfg.timeoutMs || 600000;
+const MIME = {
+  ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm", ".json": "application/json", ".onnx": "application/octet-stream", ".png": "image/png",
+};
+
+const served = []; // every request the server saw: method, url, body
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    served.push({ method: req.method, url: req.url, body: Buffer.concat(chunks).toString("utf8") });
+    const u = new URL(req.url, "http://x");
+    if (!u.pathname.startsWith(BASE)) { res.writeHead(404).end("outside the site"); return; }
+    let rel = decodeURIComponent(u.pathname.slice(BASE.length)) || "index.html";
+    if (rel.endsWith("/")) rel += "index.html";
+    const file = path.resolve(cfg.site, rel);
+    if (!file.startsWith(path.resolve(cfg.site) + path.sep)) { res.writeHead(403).end(); return; }
+    try {
+      if (!statSync(file).isFile()) throw new Error("not a file");
+      res.writeHead(200, { "content-type": MIME[path.extname(file)] || "application/octet-stream" });
+      res.end(readFileSync(file));
+    } catch {
+      res.writeHead(404).end("not found");
+    }
+  });
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const origin = `http://127.0.0.1:${server.address().port}`;
+const url = origin + BASE;
+
+const browser = await chromium.launch({
+  executablePath: cfg.chromium || "/usr/bin/chromium",
+  headless: true,
+  // Without the background-networking flags chromium tries to reach Google's hosts at start.
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+});
+
+const requests = []; // every request the pages made, as the browser saw them
+const consoleErrors = [];
+async function newPage(ctxOpts = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1366, height: 900 }, ...ctxOpts });
+  const page = await ctx.newPage();
+  page.on("request", (r) => requests.push({ url: r.url(), method: r.method(), postData: r.postData() || "" }));
+  page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(m.text()); });
+  page.on("pageerror", (e) => consoleErrors.push(String(e)));
+  return { ctx, page };
+}
+
+async function waitModel(page) {
+  await page.waitForFunction(() => document.body.dataset.modelReady !== undefined, null, { timeout: TIMEOUT });
+  return page.evaluate(() => ({ ready: document.body.dataset.modelReady, status: document.getElementById("model-status").textContent }));
+}
+const message = (page) => page.evaluate(() => { const m = document.getElementById("message"); return m.hidden ? "" : m.textContent; });
+async function waitMessage(page) {
+  await page.waitForFunction(() => !document.getElementById("message").hidden, null, { timeout: TIMEOUT });
+  return message(page);
+}
+
+const out = { origin, url, detect: [], bad: {} };
+mkdirSync(cfg.artifacts, { recursive: true });
+
+for (const run of cfg.detect || []) {
+  const { ctx, page } = await newPage();
+  const t0 = Date.now();
+  await page.goto(url);
+  const model = await waitModel(page);
+  const loadMs = Date.now() - t0;
+  if (model.ready !== "true") { out.detect.push({ name: run.name, error: await message(page), model }); await ctx.close(); continue; }
+  await page.setInputFiles("#bundle-file", run.bundle);
+  await page.waitForSelector("#bundle-summary:not([hidden])", { timeout: TIMEOUT });
+  await page.setInputFiles("#review-file", run.review); // the file path of the page: read, decoded, put in the textarea
+  await page.waitForFunction(() => document.getElementById("review-text").value.length > 0);
+  await page.selectOption("#decoder", run.decoder || "exhaustive");
+  const times = [];
+  let report = null;
+  for (let i = 0; i < (run.repeat || 1); i++) {
+    const before = await page.evaluate(() => document.body.dataset.resultReady || "");
+    await page.click("#run");
+    await page.waitForFunction((b) => (document.body.dataset.resultReady || "") !== b || !document.getElementById("message").hidden,
+      before, { timeout: TIMEOUT });
+    const msg = await message(page);
+    if (msg && !(await page.isVisible("#result"))) { report = null; out.detect.push({ name: run.name, error: msg }); break; }
+    report = JSON.parse(await page.textContent("#report-json"));
+    // The page's own measurement (worker-side, model already loaded), as shown in the stats.
+    times.push(await page.evaluate(() => {
+      const m = /Done in ([0-9.]+) s/.exec(document.getElementById("run-status").textContent);
+      return m ? Number(m[1]) : null;
+    }));
+  }
+  if (report) {
+    const shot = path.join(cfg.artifacts, `browser-${run.name}.png`);
+    await page.screenshot({ path: shot, fullPage: true });
+    const marks = await page.$$eval("#review-view mark", (ms) => ms.length);
+    const rows = await page.$$eval("#positions tbody tr", (rs) => rs.length);
+    const verdictText = await page.textContent("#verdict");
+    out.detect.push({ name: run.name, report, times, loadMs, screenshot: shot, marks, rows, verdictText, model });
+  }
+  await ctx.close();
+}
+
+if (cfg.bad) {
+  const b = cfg.bad;
+  // A corrupt bundle.
+  {
+    const { ctx, page } = await newPage();
+    await page.goto(url);
+    await waitModel(page);
+    await page.setInputFiles("#bundle-file", b.corruptBundle);
+    out.bad.corruptBundle = await waitMessage(page);
+    out.bad.corruptBundleRunDisabled = await page.isDisabled("#run");
+    // A bundle for another model: refused before any inference.
+    await page.setInputFiles("#bundle-file", b.otherModelBundle);
+    await page.waitForSelector("#bundle-summary:not([hidden])", { timeout: TIMEOUT });
+    await page.waitForFunction(() => /built for the model/.test(document.getElementById("message").textContent), null, { timeout: TIMEOUT });
+    out.bad.otherModelBundle = await message(page);
+    out.bad.otherModelRunDisabled = await page.isDisabled("#run");
+    // The right bundle and an empty review.
+    await page.setInputFiles("#bundle-file", b.bundle);
+    await page.waitForFunction(() => !document.getElementById("run").disabled, null, { timeout: TIMEOUT });
+    await page.fill("#review-text", "   \n  ");
+    await page.click("#run");
+    out.bad.emptyReview = await waitMessage(page);
+    out.bad.emptyReviewShowsResult = await page.isVisible("#result");
+    await ctx.close();
+  }
+  // A wrong model file served by the site (bytes that are not the manifest's).
+  {
+    const { ctx, page } = await newPage();
+    await page.route("**/model/model.onnx", (route) =>
+      route.fulfill({ status: 200, contentType: "application/octet-stream", body: Buffer.from("this is not the model") }));
+    await page.goto(url);
+    const model = await waitModel(page);
+    out.bad.wrongModel = { ready: model.ready, status: model.status, message: await message(page) };
+    const shot = path.join(cfg.artifacts, "browser-wrong-model.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    await ctx.close();
+  }
+}
+
+out.requests = requests;
+out.served = served;
+out.consoleErrors = consoleErrors;
+await browser.close();
+server.close();
+process.stdout.write(JSON.stringify(out));

@@ -1,0 +1,278 @@
+//! The browser detector end to end: the site built by `scripts/build-site.sh` (target/site) is
+//! served under a sub-path and driven in Debian's headless chromium by playwright-core
+//! (tests/js/browser-detect.mjs). The page's report must equal `semtrace detect --json` for the
+//! same bundle and review, no request may leave the page's origin or carry review text, and bad
+//! inputs must show a clear message in the page.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use semtrace_e2e::*;
+use serde_json::Value;
+
+const BUNDLE: &str = "tests/fixtures/sample-bundle.json";
+
+fn site() -> PathBuf {
+    let p = root().join("target/site");
+    assert!(
+        p.join("pkg/semtrace_detector_wasm_bg.wasm").is_file() && p.join("index.html").is_file(),
+        "the site is not built: run scripts/build-site.sh (scripts/test.sh does)"
+    );
+    p
+}
+
+fn chromium() -> PathBuf {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .expect("Debian's chromium is missing: apt-get install chromium (.ci/run does)")
+}
+
+fn playwright() -> PathBuf {
+    let p = test_env().join("node/node_modules/playwright-core");
+    assert!(
+        p.join("index.mjs").is_file(),
+        "playwright-core missing: run scripts/setup-test-env.sh"
+    );
+    p
+}
+
+fn artifacts() -> PathBuf {
+    let p = root().join("target/test-artifacts/browser");
+    fs::create_dir_all(&p).unwrap();
+    p
+}
+
+/// Run the browser driver with a config; returns its JSON result.
+fn drive(dir: &Path, config: Value) -> Value {
+    let cfg = dir.join("browser-config.json");
+    fs::write(&cfg, serde_json::to_vec_pretty(&config).unwrap()).unwrap();
+    let o = Command::new("node")
+        .arg(root().join("tests/js/browser-detect.mjs"))
+        .arg(&cfg)
+        .output()
+        .expect("node (Debian nodejs) must be installed");
+    assert!(
+        o.status.success(),
+        "browser driver failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "driver output is not JSON ({e}); stderr: {}",
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+/// Same bits, same score, same windows; probabilities within 1e-4 (wasm and native kernels round
+/// differently, and batches are composed differently when native runs on several threads).
+fn assert_same_report(native: &Value, page: &Value, what: &str) {
+    for key in [
+        "verdict",
+        "score",
+        "observed",
+        "matched",
+        "mismatched",
+        "eligible",
+        "alpha",
+        "k",
+        "windows_total",
+        "windows",
+        "pairs_scored",
+        "decoder",
+    ] {
+        assert_eq!(native[key], page[key], "{what}: field {key} differs");
+    }
+    let (pn, pp) = (
+        native["p_value"].as_f64().unwrap(),
+        page["p_value"].as_f64().unwrap(),
+    );
+    assert!((pn - pp).abs() <= 1e-12 * pn.max(1e-300), "{what}: p-value");
+    assert_eq!(native["model"]["sha256"], page["model"]["sha256"]);
+    assert_eq!(native["model"]["name"], page["model"]["name"]);
+    let (np, pg) = (
+        native["positions"].as_array().unwrap(),
+        page["positions"].as_array().unwrap(),
+    );
+    assert_eq!(np.len(), pg.len());
+    for (a, b) in np.iter().zip(pg) {
+        for key in [
+            "index",
+            "slot",
+            "assigned",
+            "decision",
+            "erasure",
+            "matches",
+            "evidence_window",
+            "best_windows",
+        ] {
+            assert_eq!(
+                a[key], b[key],
+                "{what}: position {} field {key}",
+                a["index"]
+            );
+        }
+        for key in ["s0", "s1"] {
+            let (x, y) = (a[key].as_f64().unwrap(), b[key].as_f64().unwrap());
+            assert!(
+                (x - y).abs() <= 1e-4,
+                "{what}: position {} {key}: native {x}, page {y}",
+                a["index"]
+            );
+        }
+    }
+}
+
+#[test]
+fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explained() {
+    let site = site();
+    let dir = temp_dir("browser");
+    let review_text = attention_human_review();
+    let review = dir.join("attention-review.md");
+    fs::write(&review, &review_text).unwrap();
+    let native_exhaustive = detect_report(BUNDLE, &review, "exhaustive", &dir);
+    let native_fast = detect_report(BUNDLE, &review, "fast", &dir);
+
+    let bundle_text = fs::read_to_string(root().join(BUNDLE)).unwrap();
+    let corrupt = dir.join("corrupt-bundle.json");
+    fs::write(&corrupt, &bundle_text[..bundle_text.len() / 2]).unwrap();
+    let mut other: Value = serde_json::from_str(&bundle_text).unwrap();
+    other["model"]["name"] = "some-other-model".into();
+    other["model"]["sha256"] = "ab".repeat(32).into();
+    let other_path = dir.join("other-model-bundle.json");
+    fs::write(&other_path, serde_json::to_vec_pretty(&other).unwrap()).unwrap();
+
+    let out = drive(
+        &dir,
+        serde_json::json!({
+            "site": site,
+            "chromium": chromium(),
+            "playwright": playwright(),
+            "base": "/semtrace/",
+            "artifacts": artifacts(),
+            "detect": [
+                {"name": "exhaustive", "bundle": root().join(BUNDLE), "review": review, "decoder": "exhaustive"},
+                {"name": "fast", "bundle": root().join(BUNDLE), "review": review, "decoder": "fast"},
+            ],
+            "bad": {"corruptBundle": corrupt, "bundle": root().join(BUNDLE), "otherModelBundle": other_path},
+        }),
+    );
+
+    // The page's reports equal the CLI's.
+    let runs = out["detect"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{out}");
+    for (run, native) in runs.iter().zip([&native_exhaustive, &native_fast]) {
+        let name = run["name"].as_str().unwrap();
+        assert!(
+            run["error"].is_null(),
+            "{name}: page error {}",
+            run["error"]
+        );
+        assert_same_report(native, &run["report"], name);
+        // The result view shows every position and highlights the decided ones' windows.
+        assert_eq!(
+            run["rows"], native["k"],
+            "{name}: one table row per position"
+        );
+        let decided = native["positions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| !p["evidence_window"].is_null())
+            .count();
+        assert!(
+            decided == 0 || run["marks"].as_u64().unwrap() > 0,
+            "{name}: {decided} decided positions but no highlighted window"
+        );
+        let shot = PathBuf::from(run["screenshot"].as_str().unwrap());
+        let png = fs::read(&shot).unwrap();
+        assert!(
+            png.starts_with(b"\x89PNG") && png.len() > 10_000,
+            "screenshot {}",
+            shot.display()
+        );
+        eprintln!(
+            "{name}: verdict {} score {} in {:?} s (model load {} ms); screenshot {}",
+            native["verdict"],
+            native["score"],
+            run["times"],
+            run["loadMs"],
+            shot.display()
+        );
+    }
+    assert!(
+        native_exhaustive["pairs_scored"].as_u64().unwrap()
+            > native_fast["pairs_scored"].as_u64().unwrap()
+    );
+
+    // Nothing leaves the machine: every request goes to the page's own origin, and none carries
+    // review text (in its URL or body), as the browser saw them and as the server received them.
+    let origin = out["origin"].as_str().unwrap();
+    let requests = out["requests"].as_array().unwrap();
+    assert!(
+        requests.len() >= 8,
+        "expected the page's requests: {requests:?}"
+    );
+    let probes: Vec<&str> = review_text
+        .lines()
+        .filter(|l| l.len() > 60)
+        .map(|l| &l.trim_start_matches("- ")[..30])
+        .collect();
+    assert!(probes.len() >= 3);
+    for r in requests {
+        let url = r["url"].as_str().unwrap();
+        assert!(
+            url.starts_with(&format!("{origin}/"))
+                || url.starts_with("blob:")
+                || url.starts_with("data:"),
+            "request to another origin: {url}"
+        );
+        for p in &probes {
+            assert!(!url.contains(p) && !r["postData"].as_str().unwrap().contains(p));
+        }
+    }
+    for s in out["served"].as_array().unwrap() {
+        assert_eq!(s["method"], "GET", "the page only reads from its site: {s}");
+        assert_eq!(s["body"], "");
+        assert!(s["url"].as_str().unwrap().starts_with("/semtrace/"));
+    }
+    assert!(
+        out["consoleErrors"].as_array().unwrap().iter().all(|e| {
+            let e = e.as_str().unwrap();
+            // Only the deliberately broken inputs below may log errors.
+            e.contains("404") || e.contains("does not match") || e.contains("not the model")
+        }),
+        "console errors: {}",
+        out["consoleErrors"]
+    );
+
+    // Bad inputs: clear messages in the page.
+    let bad = &out["bad"];
+    let msg = bad["corruptBundle"].as_str().unwrap();
+    assert!(
+        msg.contains("not a SemTrace bundle") && msg.contains("JSON"),
+        "{msg}"
+    );
+    assert_eq!(bad["corruptBundleRunDisabled"], true);
+    let msg = bad["otherModelBundle"].as_str().unwrap();
+    assert!(
+        msg.contains("built for the model \"some-other-model\"") && msg.contains(&"ab".repeat(32)),
+        "{msg}"
+    );
+    assert_eq!(bad["otherModelRunDisabled"], true);
+    let msg = bad["emptyReview"].as_str().unwrap();
+    assert!(msg.contains("The review is empty"), "{msg}");
+    assert_eq!(bad["emptyReviewShowsResult"], false);
+    let wrong = &bad["wrongModel"];
+    assert_eq!(wrong["ready"], "false", "{wrong}");
+    let msg = wrong["message"].as_str().unwrap();
+    assert!(
+        msg.contains("could not be loaded")
+            && msg.contains("does not match")
+            && msg.contains("SHA-256"),
+        "{msg}"
+    );
+}
