@@ -139,6 +139,22 @@ if (cfg.bad) {
     await page.click("#run");
     out.bad.emptyReview = await waitMessage(page);
     out.bad.emptyReviewShowsResult = await page.isVisible("#result");
+    if (b.cancelReview) {
+      // Cancel mid-run: the worker is replaced and the model comes back from Cache Storage; the
+      // next run then completes.
+      await page.setInputFiles("#review-file", b.cancelReview);
+      await page.selectOption("#decoder", "exhaustive");
+      await page.click("#run");
+      await page.waitForFunction(() => document.getElementById("run-progress").value > 0, null, { timeout: TIMEOUT });
+      await page.click("#cancel");
+      const cancelled = await page.textContent("#run-status");
+      await page.waitForFunction(() => /^Model ready/.test(document.getElementById("model-status").textContent), null, { timeout: TIMEOUT });
+      const status = await page.textContent("#model-status");
+      await page.selectOption("#decoder", "fast");
+      await page.click("#run");
+      await page.waitForSelector("#result:not([hidden])", { timeout: TIMEOUT });
+      out.bad.cancel = { cancelled, status, after: JSON.parse(await page.textContent("#report-json")).decoder };
+    }
     await ctx.close();
   }
   // A wrong model file served by the site (bytes that are not the manifest's).

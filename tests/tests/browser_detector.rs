@@ -2,7 +2,7 @@
 //! served under a sub-path and driven in Debian's headless chromium by playwright-core
 //! (tests/js/browser-detect.mjs). The page's report must equal `semtrace detect --json` for the
 //! same bundle and review, no request may leave the page's origin or carry review text, and bad
-//! inputs must show a clear message in the page.
+//! inputs must show a clear message in the page; cancel works and the model comes back from the cache.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -157,7 +157,8 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
                 {"name": "exhaustive", "bundle": root().join(BUNDLE), "review": review, "decoder": "exhaustive"},
                 {"name": "fast", "bundle": root().join(BUNDLE), "review": review, "decoder": "fast"},
             ],
-            "bad": {"corruptBundle": corrupt, "bundle": root().join(BUNDLE), "otherModelBundle": other_path},
+            "bad": {"corruptBundle": corrupt, "bundle": root().join(BUNDLE), "otherModelBundle": other_path,
+                    "cancelReview": review},
         }),
     );
 
@@ -266,6 +267,23 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
     let msg = bad["emptyReview"].as_str().unwrap();
     assert!(msg.contains("The review is empty"), "{msg}");
     assert_eq!(bad["emptyReviewShowsResult"], false);
+    // Cancel stops the run, the model is reloaded from this browser's cache, and the page works on.
+    let cancel = &bad["cancel"];
+    assert!(
+        cancel["cancelled"]
+            .as_str()
+            .unwrap()
+            .starts_with("Cancelled"),
+        "{cancel}"
+    );
+    assert!(
+        cancel["status"]
+            .as_str()
+            .unwrap()
+            .contains("from this browser's cache"),
+        "{cancel}"
+    );
+    assert_eq!(cancel["after"], "fast");
     let wrong = &bad["wrongModel"];
     assert_eq!(wrong["ready"], "false", "{wrong}");
     let msg = wrong["message"].as_str().unwrap();
