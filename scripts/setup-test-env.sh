@@ -80,12 +80,13 @@ with zipfile.ZipFile(whl) as z:
 PY
 fi
 # pdf.js (npm pdfjs-dist) for the protected-PDF reader checks and playwright-core for the browser
-# tests (it drives Debian's chromium; it never downloads a browser), pinned with their integrity
+# tests (it drives Debian's chromium; it never downloads a browser), axe-core for the page's
+# accessibility check, pinned with their integrity
 # hashes in tests/js/package-lock.json. Text extraction only, so pdf.js's optional canvas is skipped.
 N="$ENV_DIR/node"
 if ! cmp -s tests/js/package-lock.json "$N/package-lock.json" || [ ! -f "$N/node_modules/pdfjs-dist/legacy/build/pdf.mjs" ] \
-  || [ ! -f "$N/node_modules/playwright-core/package.json" ]; then
-  echo "setup-test-env: installing pdfjs-dist and playwright-core (npm ci)"
+  || [ ! -f "$N/node_modules/playwright-core/package.json" ] || [ ! -f "$N/node_modules/axe-core/axe.min.js" ]; then
+  echo "setup-test-env: installing pdfjs-dist, playwright-core and axe-core (npm ci)"
   rm -rf "$N" && mkdir -p "$N"
   cp tests/js/package.json tests/js/package-lock.json "$N/"
   ( cd "$N" && npm ci --omit=optional --no-audit --no-fund --loglevel=error )

@@ -333,7 +333,8 @@ function renderPositions(r) {
       b.type = "button";
       b.className = "link";
       b.textContent = `window ${p.evidence_window + 1}`;
-      b.setAttribute("aria-label", `Show the review window that carried position ${p.index + 1}`);
+      // The accessible name starts with the visible text (WCAG 2.5.3).
+      b.setAttribute("aria-label", `${b.textContent}: the review passage that carried position ${p.index + 1}`);
       b.addEventListener("click", (e) => { e.stopPropagation(); jumpToWindow(p.index); });
       w.append(b);
       tr.classList.add("decided");

@@ -74,6 +74,33 @@ async function waitMessage(page) {
   return message(page);
 }
 
+// axe-core's WCAG 2.1 A/AA rules on the result view, and the page's CSP seen refusing a fetch to
+// another origin. axe is served from the page's own origin (a test-only route), which CSP allows.
+async function accessibilityAndCsp(page) {
+  await page.route("**/__test/axe.js", (r) =>
+    r.fulfill({ status: 200, contentType: "text/javascript", body: readFileSync(cfg.axe) }));
+  await page.addScriptTag({ url: url + "__test/axe.js" });
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+  });
+  const csp = await page.evaluate(async () => {
+    const seen = new Promise((res) => document.addEventListener("securitypolicyviolation", (e) => res(e.effectiveDirective), { once: true }));
+    let fetched = false;
+    try { await fetch("http://127.0.0.2:9/csp-probe"); fetched = true; } catch { /* refused */ }
+    const directive = await Promise.race([seen, new Promise((r) => setTimeout(() => r(null), 3000))]);
+    return { directive, fetched };
+  });
+  // Keyboard: Tab from the top reaches the bundle picker, the review box and the run button in order.
+  await page.focus("body");
+  const order = [];
+  for (let i = 0; i < 12; i++) {
+    await page.keyboard.press("Tab");
+    order.push(await page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName));
+  }
+  return { violations, csp, tabOrder: order };
+}
+
 const out = { origin, url, detect: [], bad: {} };
 mkdirSync(cfg.artifacts, { recursive: true });
 
@@ -112,6 +139,7 @@ for (const run of cfg.detect || []) {
     const rows = await page.$$eval("#positions tbody tr", (rs) => rs.length);
     const verdictText = await page.textContent("#verdict");
     out.detect.push({ name: run.name, report, times, loadMs, screenshot: shot, marks, rows, verdictText, model });
+    if (cfg.axe && !out.axe) out.axe = await accessibilityAndCsp(page);
   }
   await ctx.close();
 }

@@ -153,6 +153,7 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
             "playwright": playwright(),
             "base": "/semtrace/",
             "artifacts": artifacts(),
+            "axe": test_env().join("node/node_modules/axe-core/axe.min.js"),
             "detect": [
                 {"name": "exhaustive", "bundle": root().join(BUNDLE), "review": review, "decoder": "exhaustive"},
                 {"name": "fast", "bundle": root().join(BUNDLE), "review": review, "decoder": "fast"},
@@ -209,6 +210,28 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
             > native_fast["pairs_scored"].as_u64().unwrap()
     );
 
+    // Accessibility: no WCAG 2.1 A/AA violation by axe-core on the result view; keyboard order.
+    let axe = &out["axe"];
+    assert_eq!(axe["violations"], serde_json::json!([]), "{axe}");
+    let tab: Vec<&str> = axe["tabOrder"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap_or(""))
+        .collect();
+    let at = |id: &str| {
+        tab.iter()
+            .position(|t| *t == id)
+            .unwrap_or_else(|| panic!("{id} not reached by Tab: {tab:?}"))
+    };
+    assert!(
+        at("bundle-file") < at("review-text") && at("review-text") < at("run"),
+        "{tab:?}"
+    );
+    // The page's own CSP refuses a fetch to another origin.
+    assert_eq!(axe["csp"]["directive"], "connect-src", "{axe}");
+    assert_eq!(axe["csp"]["fetched"], false);
+
     // Nothing leaves the machine: every request goes to the page's own origin, and none carries
     // review text (in its URL or body), as the browser saw them and as the server received them.
     let origin = out["origin"].as_str().unwrap();
@@ -243,8 +266,8 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
     assert!(
         out["consoleErrors"].as_array().unwrap().iter().all(|e| {
             let e = e.as_str().unwrap();
-            // Only the deliberately broken inputs below may log errors.
-            e.contains("404") || e.contains("does not match") || e.contains("not the model")
+            // Only the CSP probe (refused, as asserted above) may log errors.
+            e.contains("csp-probe")
         }),
         "console errors: {}",
         out["consoleErrors"]
