@@ -38,6 +38,11 @@ pub enum Command {
     Build(BuildArgs),
     /// Measure the engine (pairs/s) and the exhaustive decoder (wall time per review) on real reviews.
     Bench(BenchArgs),
+    /// Evaluate detection the paper's way over a labelled set of reviews: ROC-AUC with a cluster
+    /// bootstrap CI over papers, zero-FPR and 5%-FPR TPR, observed bits, bit accuracy, paired score
+    /// differences, attacks at the frozen clean threshold. Writes reviews.jsonl (resumable),
+    /// report.json, report.md and SVG ROC curves into --out.
+    Eval(EvalArgs),
     /// Extract a source document (PDF, or plain text/Markdown) into page-numbered evidence units
     /// and show where the body is cut (at the reference list).
     #[command(
@@ -276,6 +281,48 @@ pub struct ModelArgs {
     /// Inference threads (0 = one per CPU core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Manifest (--reviews): JSON Lines, one review per line:\n  \
+    {\"paper\": \"p1\", \"label\": \"positive\"|\"null\", \"draw\": 0, \"condition\": \"clean\", \"file\": \"p1/pos-0.md\"}\n\
+    \"text\" may replace \"file\" (paths are relative to the manifest). \"condition\" names an attack \
+    (e.g. \"neutral\"); attacked conditions are scored at the clean zero-FPR threshold, with the clean \
+    nulls when they have none of their own."
+)]
+pub struct EvalArgs {
+    /// Labelled reviews to score (manifest JSONL; see below).
+    #[arg(long)]
+    pub reviews: PathBuf,
+    /// One bundle for every paper of the manifest...
+    #[arg(long, conflicts_with = "bundles")]
+    pub bundle: Option<PathBuf>,
+    /// ... or a directory of bundles named <paper>.json.
+    #[arg(long)]
+    pub bundles: Option<PathBuf>,
+    /// Output directory (reviews.jsonl is resumed if present).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Bootstrap resamples B.
+    #[arg(long, default_value_t = 2000)]
+    pub resamples: usize,
+    /// Seed of the cluster bootstrap.
+    #[arg(long, default_value_t = 1)]
+    pub bootstrap_seed: u64,
+    /// Use the fast decoder instead of the exhaustive one.
+    #[arg(long)]
+    pub fast: bool,
+    /// Title of report.md.
+    #[arg(long)]
+    pub title: Option<String>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    #[arg(long)]
+    pub allow_model_mismatch: bool,
+    /// No progress or report on the terminal.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Args, Debug)]

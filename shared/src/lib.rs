@@ -11,6 +11,8 @@
 //! - [`rank`]: BM25 ranking of review windows for a fact (the fast decoder's pair selection);
 //! - [`detect`]: glue that runs a scorer over windows × facts (all, or the best-ranked) and
 //!   produces a [`report::Report`];
+//! - [`eval`]: the evaluation protocol's metrics (ROC-AUC, cluster bootstrap, operating points)
+//!   and its report (Markdown tables, SVG ROC curves);
 //! - [`carrier`]: the carrier instruction text of a protected copy and its round-trip normalisation;
 //! - [`build`]: the builder's deterministic optimisation core (mention priors, MMR fact selection,
 //!   balanced codeword, blossom matching, pairing/orientation/slot assignment).
@@ -22,6 +24,7 @@ pub mod decode;
 pub mod detect;
 pub mod embed;
 pub mod error;
+pub mod eval;
 pub mod nli;
 pub mod quote;
 pub mod rank;

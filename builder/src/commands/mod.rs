@@ -6,6 +6,7 @@ mod candidates;
 mod controls;
 mod detect;
 mod embed;
+mod eval;
 mod extract;
 mod inspect;
 mod llm_args;
@@ -21,6 +22,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Detect(a) => detect::run(a),
         Command::Model { command } => model::run(command),
         Command::Bench(a) => bench::run(a),
+        Command::Eval(a) => eval::run(a),
         Command::Build(a) => build::run(a),
         Command::Candidates(a) => candidates::run(a),
         Command::Controls(a) => controls::run(a),

@@ -1,0 +1,255 @@
+//! `semtrace eval`: the paper's evaluation protocol over a labelled set of reviews.
+//!
+//! `--reviews MANIFEST.jsonl` scores existing reviews (human reviews as a null set, reviews
+//! produced elsewhere). Every scored review is appended to `OUT/reviews.jsonl` as soon as it is
+//! done, so an interrupted run resumes where it stopped; then `report.json`, `report.md` and one
+//! SVG ROC curve per condition are written from those lines alone.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use semtrace_core::bundle::Bundle;
+use semtrace_core::detect::{check_model, detect, detect_fast, review_text, FastOptions};
+use semtrace_core::eval::report::{markdown, roc_file_name, roc_svg};
+use semtrace_core::eval::{summarize, Label, ReviewRecord, SummaryOptions};
+use serde::Deserialize;
+
+use crate::atomic::write_atomic;
+use crate::cli::EvalArgs;
+use crate::commands::detect::read_bundle;
+use crate::exit::{self, InputError};
+use crate::model_store;
+
+/// One line of a `--reviews` manifest.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestLine {
+    paper: String,
+    label: Label,
+    #[serde(default)]
+    draw: u32,
+    #[serde(default = "clean")]
+    condition: String,
+    /// A review file, relative to the manifest's directory...
+    file: Option<PathBuf>,
+    /// ... or the review text itself.
+    text: Option<String>,
+}
+
+fn clean() -> String {
+    "clean".into()
+}
+
+struct Job {
+    id: String,
+    line: ManifestLine,
+    text: String,
+    source: String,
+}
+
+fn read_manifest(path: &Path) -> Result<Vec<Job>> {
+    let body = fs::read_to_string(path)
+        .map_err(|e| InputError(format!("cannot read manifest {}: {e}", path.display())))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut jobs = Vec::new();
+    let mut seen = HashSet::new();
+    for (n, raw) in body.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let at = || format!("{} line {}", path.display(), n + 1);
+        let line: ManifestLine =
+            serde_json::from_str(raw).map_err(|e| InputError(format!("{}: {e}", at())))?;
+        if line.paper.is_empty() || line.paper.contains('/') {
+            return Err(
+                InputError(format!("{}: paper id must be non-empty, without '/'", at())).into(),
+            );
+        }
+        let (text, source) = match (&line.file, &line.text) {
+            (Some(f), None) => {
+                let p = dir.join(f);
+                let bytes = fs::read(&p).map_err(|e| {
+                    InputError(format!("{}: cannot read {}: {e}", at(), p.display()))
+                })?;
+                let t =
+                    review_text(&bytes).with_context(|| format!("{}: {}", at(), p.display()))?;
+                (t.to_string(), p.display().to_string())
+            }
+            (None, Some(t)) => (t.clone(), format!("{}:{}", path.display(), n + 1)),
+            _ => {
+                return Err(InputError(format!(
+                    "{}: give exactly one of \"file\" and \"text\"",
+                    at()
+                ))
+                .into())
+            }
+        };
+        let id = ReviewRecord::make_id(
+            "semtrace",
+            &line.condition,
+            &line.paper,
+            line.label,
+            line.draw,
+        );
+        if !seen.insert(id.clone()) {
+            return Err(InputError(format!("{}: duplicate review {id}", at())).into());
+        }
+        jobs.push(Job {
+            id,
+            line,
+            text,
+            source,
+        });
+    }
+    if jobs.is_empty() {
+        return Err(InputError(format!("manifest {} lists no reviews", path.display())).into());
+    }
+    Ok(jobs)
+}
+
+/// Finished lines of an earlier run (a torn last line from a kill is ignored and redone).
+fn finished(path: &Path) -> Result<Vec<ReviewRecord>> {
+    let Ok(body) = fs::read_to_string(path) else {
+        return Ok(Vec::new());
+    };
+    Ok(body
+        .lines()
+        .filter_map(|l| serde_json::from_str::<ReviewRecord>(l).ok())
+        .collect())
+}
+
+pub fn run(a: EvalArgs) -> Result<i32> {
+    let jobs = read_manifest(&a.reviews)?;
+    // The bundle of each paper: one for all, or DIR/<paper>.json.
+    let mut bundles: BTreeMap<String, Bundle> = BTreeMap::new();
+    for j in &jobs {
+        if bundles.contains_key(&j.line.paper) {
+            continue;
+        }
+        let path = match (&a.bundle, &a.bundles) {
+            (Some(b), None) => b.clone(),
+            (None, Some(dir)) => dir.join(format!("{}.json", j.line.paper)),
+            _ => return Err(InputError("give --bundle FILE or --bundles DIR".into()).into()),
+        };
+        bundles.insert(j.line.paper.clone(), read_bundle(&path)?);
+    }
+    fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let lines_path = a.out.join("reviews.jsonl");
+    let mut records = finished(&lines_path)?;
+    let done: HashSet<String> = records.iter().map(|r| r.id.clone()).collect();
+    let todo: Vec<&Job> = jobs.iter().filter(|j| !done.contains(&j.id)).collect();
+    if !done.is_empty() && !a.quiet {
+        eprintln!(
+            "resuming: {} of {} reviews already scored in {}",
+            jobs.len() - todo.len(),
+            jobs.len(),
+            lines_path.display()
+        );
+    }
+    // Rewrite the finished lines (dropping a torn one) before appending.
+    let mut kept = String::new();
+    for r in &records {
+        kept.push_str(&serde_json::to_string(r)?);
+        kept.push('\n');
+    }
+    write_atomic(&lines_path, kept.as_bytes())?;
+    if !todo.is_empty() {
+        let engine = model_store::load(&a.model)?;
+        let mut out = OpenOptions::new()
+            .append(true)
+            .open(&lines_path)
+            .with_context(|| format!("opening {}", lines_path.display()))?;
+        for (n, j) in todo.iter().enumerate() {
+            let bundle = &bundles[&j.line.paper];
+            let check = check_model(
+                bundle,
+                &engine.spec().name,
+                engine.sha256(),
+                a.allow_model_mismatch,
+            )?;
+            let report = if a.fast {
+                detect_fast(
+                    &j.text,
+                    bundle,
+                    &engine,
+                    check,
+                    FastOptions::default(),
+                    &mut |_, _| {},
+                )?
+            } else {
+                detect(&j.text, bundle, &engine, check, &mut |_, _| {})?
+            };
+            let rec = ReviewRecord {
+                id: j.id.clone(),
+                method: "semtrace".into(),
+                condition: j.line.condition.clone(),
+                paper: j.line.paper.clone(),
+                label: j.line.label,
+                draw: j.line.draw,
+                score: report.score as f64,
+                observed: Some(report.observed),
+                matched: Some(report.matched),
+                verdict: Some(
+                    serde_json::to_value(report.verdict)?
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string(),
+                ),
+                source: j.source.clone(),
+                words: j.text.split_whitespace().count(),
+            };
+            writeln!(out, "{}", serde_json::to_string(&rec)?)?;
+            out.flush()?;
+            if !a.quiet {
+                eprintln!("[{}/{}] {} S = {}", n + 1, todo.len(), rec.id, report.score);
+            }
+            records.push(rec);
+        }
+    }
+    // Report in manifest order, from the lines alone.
+    let order: BTreeMap<&str, usize> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.id.as_str(), i))
+        .collect();
+    records.retain(|r| order.contains_key(r.id.as_str()));
+    records.sort_by_key(|r| order[r.id.as_str()]);
+    let opts = SummaryOptions {
+        resamples: a.resamples,
+        seed: a.bootstrap_seed,
+        ..Default::default()
+    };
+    let summaries = summarize(&records, &opts);
+    let report = serde_json::json!({
+        "format": "semtrace-eval-report",
+        "format_version": "1",
+        "options": opts,
+        "inputs": {"reviews": a.reviews, "out_lines": "reviews.jsonl", "decoder": if a.fast { "fast" } else { "exhaustive" }},
+        "conditions": summaries,
+    });
+    write_atomic(
+        &a.out.join("report.json"),
+        serde_json::to_string_pretty(&report)?.as_bytes(),
+    )?;
+    let title = a
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("SemTrace evaluation: {}", a.reviews.display()));
+    let md = markdown(&title, &summaries, &opts);
+    write_atomic(&a.out.join("report.md"), md.as_bytes())?;
+    for s in &summaries {
+        write_atomic(&a.out.join(roc_file_name(s)), roc_svg(s).as_bytes())?;
+    }
+    if !a.quiet {
+        print!("{md}");
+        eprintln!(
+            "wrote {}/report.json, report.md and {} ROC curve(s)",
+            a.out.display(),
+            summaries.len()
+        );
+    }
+    Ok(exit::OK)
+}
