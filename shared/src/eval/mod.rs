@@ -3,8 +3,10 @@
 //! reads the reviews, scores them and writes what [`summarize`] and [`report`] return.
 //!
 //! - [`metrics`]: ROC-AUC, operating points, cluster bootstrap over papers;
+//! - [`icw`]: the in-context watermark baselines (keyed secrets, carrier texts, detectors);
 //! - [`report`]: the per-condition summary, the Markdown tables in the paper's layout, SVG ROC curves.
 
+pub mod icw;
 pub mod metrics;
 pub mod report;
 
