@@ -224,3 +224,21 @@ pub fn detect_report(bundle: &str, review: &Path, decoder: &str, home: &Path) ->
     );
     serde_json::from_str(stdout(&o).lines().next().expect("one JSON line")).unwrap()
 }
+
+/// Every review text of ../shared/corpus/reviews/neurips2025-dev.jsonl, in file order (real human
+/// reviews of NeurIPS 2025 papers).
+pub fn corpus_review_texts() -> Vec<String> {
+    let text =
+        std::fs::read_to_string(shared().join("corpus/reviews/neurips2025-dev.jsonl")).unwrap();
+    text.lines()
+        .flat_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["reviews"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|r| r["review_text"].as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}

@@ -11,17 +11,8 @@ const BUNDLE: &str = "tests/fixtures/sample-bundle.json";
 
 /// Real human reviews (of other papers) from the corpus JSONL: a null set.
 fn corpus_reviews(n: usize) -> Vec<String> {
-    let text = fs::read_to_string(shared().join("corpus/reviews/neurips2025-dev.jsonl")).unwrap();
-    text.lines()
-        .flat_map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            v["reviews"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(|r| r["review_text"].as_str().map(str::to_string))
-                .collect::<Vec<_>>()
-        })
+    corpus_review_texts()
+        .into_iter()
         .filter(|t| t.split_whitespace().count() < 450)
         .take(n)
         .collect()

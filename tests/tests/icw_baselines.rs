@@ -6,27 +6,16 @@
 //! sentences whose initials spell the acrostic put first; red-initial words thinned; red
 //! vocabulary words swapped for green ones plus one sentence of green words.
 
-use std::fs;
-
 use semtrace_core::eval::icw::{IcwKind, IcwSecret, LEXICAL_VOCABULARY};
 use semtrace_core::eval::metrics::{roc_auc, zero_fpr_point};
 use semtrace_core::segment::sentences;
-use semtrace_e2e::shared;
+use semtrace_e2e::corpus_review_texts;
 
 const DOC: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
 fn real_reviews(n: usize) -> Vec<String> {
-    let text = fs::read_to_string(shared().join("corpus/reviews/neurips2025-dev.jsonl")).unwrap();
-    text.lines()
-        .flat_map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["reviews"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(|r| r["review_text"].as_str().map(str::to_string))
-                .collect::<Vec<_>>()
-        })
+    corpus_review_texts()
+        .into_iter()
         .filter(|t| t.split_whitespace().count() >= 250)
         .take(n)
         .collect()
