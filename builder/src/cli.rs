@@ -284,17 +284,45 @@ pub struct ModelArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(
-    after_help = "Manifest (--reviews): JSON Lines, one review per line:\n  \
+#[command(after_help = "Papers (--papers): JSON Lines, one paper per line:\n  \
+    {\"paper\": \"p1\", \"original\": \"p1.pdf\", \"bundle\": \"p1/bundle.json\", \"protected\": \"p1/protected.pdf\"}\n\
+    Paths are relative to the manifest. Without \"protected\", the positive reads the original's text \
+    followed by the bundle's carrier text.\n\n\
+    Reviews (--reviews): JSON Lines, one review per line:\n  \
     {\"paper\": \"p1\", \"label\": \"positive\"|\"null\", \"draw\": 0, \"condition\": \"clean\", \"file\": \"p1/pos-0.md\"}\n\
     \"text\" may replace \"file\" (paths are relative to the manifest). \"condition\" names an attack \
     (e.g. \"neutral\"); attacked conditions are scored at the clean zero-FPR threshold, with the clean \
-    nulls when they have none of their own."
-)]
+    nulls when they have none of their own.")]
 pub struct EvalArgs {
     /// Labelled reviews to score (manifest JSONL; see below).
+    #[arg(long, conflicts_with = "papers")]
+    pub reviews: Option<PathBuf>,
+    /// Papers to generate paired reviews for with the LLM (manifest JSONL; see below).
     #[arg(long)]
-    pub reviews: PathBuf,
+    pub papers: Option<PathBuf>,
+    /// Paired draws (positive + null, same seed) per paper.
+    #[arg(long, default_value_t = 5)]
+    pub draws: u32,
+    /// First evaluation seed: draw d of the i-th paper uses base + i·draws + d. Every evaluation
+    /// seed must stay below the control-review seed space (1,000,000); this is checked.
+    #[arg(long, default_value_t = 0)]
+    pub eval_seed_base: u64,
+    /// Paraphrase attacks applied to every generated review (comma-separated: neutral, adaptive).
+    #[arg(long, value_delimiter = ',')]
+    pub attacks: Vec<String>,
+    /// Cut each paper's text to this many characters before the reviewer reads it (for
+    /// small-context models; the positive keeps the whole carrier after the cut).
+    #[arg(long)]
+    pub max_paper_chars: Option<usize>,
+    /// Reviewer sampling (the paper's protocol: 0.35, top-p 0.9, 1,800 tokens).
+    #[arg(long, default_value_t = 0.35)]
+    pub review_temperature: f64,
+    #[arg(long, default_value_t = 0.9)]
+    pub review_top_p: f64,
+    #[arg(long, default_value_t = 1800)]
+    pub review_max_tokens: u32,
+    #[command(flatten)]
+    pub llm: LlmArgs,
     /// One bundle for every paper of the manifest...
     #[arg(long, conflicts_with = "bundles")]
     pub bundle: Option<PathBuf>,

@@ -1,7 +1,9 @@
 //! `semtrace eval`: the paper's evaluation protocol over a labelled set of reviews.
 //!
 //! `--reviews MANIFEST.jsonl` scores existing reviews (human reviews as a null set, reviews
-//! produced elsewhere). Every scored review is appended to `OUT/reviews.jsonl` as soon as it is
+//! produced elsewhere). `--papers MANIFEST.jsonl` generates them with an OpenAI-compatible reviewer
+//! (module [`generate`]): D paired draws per paper, the positive from the protected copy's text, the
+//! null from the original's, same seed; optionally paraphrase attacks of both. Every scored review is appended to `OUT/reviews.jsonl` as soon as it is
 //! done, so an interrupted run resumes where it stopped; then `report.json`, `report.md` and one
 //! SVG ROC curve per condition are written from those lines alone.
 
@@ -23,6 +25,8 @@ use crate::commands::detect::read_bundle;
 use crate::exit::{self, InputError};
 use crate::model_store;
 
+mod generate;
+
 /// One line of a `--reviews` manifest.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -43,11 +47,15 @@ fn clean() -> String {
     "clean".into()
 }
 
-struct Job {
-    id: String,
-    line: ManifestLine,
-    text: String,
-    source: String,
+/// One review of the run: its identity, and its text when it still has to be scored.
+pub(crate) struct Job {
+    pub id: String,
+    pub paper: String,
+    pub label: Label,
+    pub draw: u32,
+    pub condition: String,
+    pub text: Option<String>,
+    pub source: String,
 }
 
 fn read_manifest(path: &Path) -> Result<Vec<Job>> {
@@ -99,8 +107,11 @@ fn read_manifest(path: &Path) -> Result<Vec<Job>> {
         }
         jobs.push(Job {
             id,
-            line,
-            text,
+            paper: line.paper,
+            label: line.label,
+            draw: line.draw,
+            condition: line.condition,
+            text: Some(text),
             source,
         });
     }
@@ -122,22 +133,32 @@ fn finished(path: &Path) -> Result<Vec<ReviewRecord>> {
 }
 
 pub fn run(a: EvalArgs) -> Result<i32> {
-    let jobs = read_manifest(&a.reviews)?;
-    // The bundle of each paper: one for all, or DIR/<paper>.json.
-    let mut bundles: BTreeMap<String, Bundle> = BTreeMap::new();
-    for j in &jobs {
-        if bundles.contains_key(&j.line.paper) {
-            continue;
-        }
-        let path = match (&a.bundle, &a.bundles) {
-            (Some(b), None) => b.clone(),
-            (None, Some(dir)) => dir.join(format!("{}.json", j.line.paper)),
-            _ => return Err(InputError("give --bundle FILE or --bundles DIR".into()).into()),
-        };
-        bundles.insert(j.line.paper.clone(), read_bundle(&path)?);
-    }
-    fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let lines_path = a.out.join("reviews.jsonl");
+    let (jobs, bundles) = match (&a.reviews, &a.papers) {
+        (Some(m), None) => {
+            let jobs = read_manifest(m)?;
+            let mut bundles: BTreeMap<String, Bundle> = BTreeMap::new();
+            for j in &jobs {
+                if !bundles.contains_key(&j.paper) {
+                    let path = match (&a.bundle, &a.bundles) {
+                        (Some(b), None) => b.clone(),
+                        (None, Some(dir)) => dir.join(format!("{}.json", j.paper)),
+                        _ => return Err(InputError("give --bundle FILE or --bundles DIR".into()).into()),
+                    };
+                    bundles.insert(j.paper.clone(), read_bundle(&path)?);
+                }
+            }
+            fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+            (jobs, bundles)
+        }
+        (None, Some(m)) => {
+            let done: HashSet<String> = finished(&lines_path)?.into_iter().map(|r| r.id).collect();
+            generate::jobs(&a, m, &done)?
+        }
+        _ => {
+            return Err(InputError("give either --reviews MANIFEST (score existing reviews) or --papers MANIFEST (generate them)".into()).into())
+        }
+    };
     let mut records = finished(&lines_path)?;
     let done: HashSet<String> = records.iter().map(|r| r.id.clone()).collect();
     let todo: Vec<&Job> = jobs.iter().filter(|j| !done.contains(&j.id)).collect();
@@ -163,7 +184,8 @@ pub fn run(a: EvalArgs) -> Result<i32> {
             .open(&lines_path)
             .with_context(|| format!("opening {}", lines_path.display()))?;
         for (n, j) in todo.iter().enumerate() {
-            let bundle = &bundles[&j.line.paper];
+            let bundle = &bundles[&j.paper];
+            let text = j.text.as_deref().expect("every job to score has its text");
             let check = check_model(
                 bundle,
                 &engine.spec().name,
@@ -172,7 +194,7 @@ pub fn run(a: EvalArgs) -> Result<i32> {
             )?;
             let report = if a.fast {
                 detect_fast(
-                    &j.text,
+                    text,
                     bundle,
                     &engine,
                     check,
@@ -180,15 +202,15 @@ pub fn run(a: EvalArgs) -> Result<i32> {
                     &mut |_, _| {},
                 )?
             } else {
-                detect(&j.text, bundle, &engine, check, &mut |_, _| {})?
+                detect(text, bundle, &engine, check, &mut |_, _| {})?
             };
             let rec = ReviewRecord {
                 id: j.id.clone(),
                 method: "semtrace".into(),
-                condition: j.line.condition.clone(),
-                paper: j.line.paper.clone(),
-                label: j.line.label,
-                draw: j.line.draw,
+                condition: j.condition.clone(),
+                paper: j.paper.clone(),
+                label: j.label,
+                draw: j.draw,
                 score: report.score as f64,
                 observed: Some(report.observed),
                 matched: Some(report.matched),
@@ -199,7 +221,7 @@ pub fn run(a: EvalArgs) -> Result<i32> {
                         .to_string(),
                 ),
                 source: j.source.clone(),
-                words: j.text.split_whitespace().count(),
+                words: text.split_whitespace().count(),
             };
             writeln!(out, "{}", serde_json::to_string(&rec)?)?;
             out.flush()?;
@@ -227,17 +249,23 @@ pub fn run(a: EvalArgs) -> Result<i32> {
         "format": "semtrace-eval-report",
         "format_version": "1",
         "options": opts,
-        "inputs": {"reviews": a.reviews, "out_lines": "reviews.jsonl", "decoder": if a.fast { "fast" } else { "exhaustive" }},
+        "inputs": {"reviews": a.reviews, "papers": a.papers, "out_lines": "reviews.jsonl", "decoder": if a.fast { "fast" } else { "exhaustive" }},
+        "generation": a.papers.as_ref().map(|_| generate::settings(&a)),
         "conditions": summaries,
     });
     write_atomic(
         &a.out.join("report.json"),
         serde_json::to_string_pretty(&report)?.as_bytes(),
     )?;
+    let input = a
+        .reviews
+        .as_ref()
+        .or(a.papers.as_ref())
+        .expect("one input manifest");
     let title = a
         .title
         .clone()
-        .unwrap_or_else(|| format!("SemTrace evaluation: {}", a.reviews.display()));
+        .unwrap_or_else(|| format!("SemTrace evaluation: {}", input.display()));
     let md = markdown(&title, &summaries, &opts);
     write_atomic(&a.out.join("report.md"), md.as_bytes())?;
     for s in &summaries {
