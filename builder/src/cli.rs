@@ -310,6 +310,13 @@ pub struct EvalArgs {
     /// Paraphrase attacks applied to every generated review (comma-separated: neutral, adaptive).
     #[arg(long, value_delimiter = ',')]
     pub attacks: Vec<String>,
+    /// In-context-watermark baselines generated and scored under the same protocol
+    /// (comma-separated: lexical, initials, acrostic, unicode); needs --icw-key-file.
+    #[arg(long, value_delimiter = ',')]
+    pub baselines: Vec<String>,
+    /// The venue's secret for the baselines' green lists and acrostics (first line of the file).
+    #[arg(long)]
+    pub icw_key_file: Option<PathBuf>,
     /// Cut each paper's text to this many characters before the reviewer reads it (for
     /// small-context models; the positive keeps the whole carrier after the cut).
     #[arg(long)]

@@ -29,6 +29,7 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
     let dir = temp_dir("llm-eval");
     let manifest = attention_manifest(&dir);
     let out = dir.join("out");
+    fs::write(dir.join("icw.key"), "venue secret\n").unwrap();
     let run = || {
         Command::new(bin())
             .current_dir(&dir)
@@ -46,6 +47,7 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
                 "2500",
             ])
             .args(["--review-max-tokens", "160", "--fast", "--resamples", "200"])
+            .args(["--baselines", "unicode", "--icw-key-file", "icw.key"])
             .output()
             .unwrap()
     };
@@ -64,8 +66,19 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
             "semtrace/neutral/attention/positive/0",
             "semtrace/clean/attention/null/0",
             "semtrace/neutral/attention/null/0",
+            "icw-unicode/clean/attention/positive/0",
+            "icw-unicode/neutral/attention/positive/0",
+            "icw-unicode/clean/attention/null/0",
+            "icw-unicode/neutral/attention/null/0",
         ]
     );
+    // The baseline's score is its detector's statistic (zero-width characters counted).
+    for r in &recs[4..] {
+        assert!(
+            r["observed"].is_null() && r["score"].as_f64().unwrap() >= 0.0,
+            "{r}"
+        );
+    }
     for r in &recs {
         let src = r["source"].as_str().unwrap();
         // Positive and null of the draw share seed 0; the positive read the carrier.
@@ -85,9 +98,10 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
         )
         .unwrap()
     };
-    // What the server was asked (the LLM cache keeps every request): two reviewer requests with the
-    // protocol's sampling and the same seed, exactly one of them carrying the bundle's carrier after
-    // the same paper text; two attack requests, each on its clean review.
+    // What the server was asked (the LLM cache keeps every request): three reviewer requests with
+    // the protocol's sampling and the same seed (SemTrace's positive, the baseline's positive, and
+    // the one null both share), the positives being the null's paper text followed by their own
+    // carrier; three attack requests, each on its clean review.
     let bundle = semtrace_core::bundle::Bundle::from_json(
         &fs::read_to_string(root().join("tests/fixtures/sample-bundle.json")).unwrap(),
     )
@@ -100,7 +114,7 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
             requests.push(e["request"].clone());
         }
     }
-    assert_eq!(requests.len(), 4);
+    assert_eq!(requests.len(), 6);
     let user = |r: &Value| {
         r["messages"].as_array().unwrap().last().unwrap()["content"]
             .as_str()
@@ -110,7 +124,7 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
     let (reviewer, attack): (Vec<&Value>, Vec<&Value>) = requests
         .iter()
         .partition(|r| r["messages"].as_array().unwrap().len() == 2);
-    assert_eq!((reviewer.len(), attack.len()), (2, 2));
+    assert_eq!((reviewer.len(), attack.len()), (3, 3));
     for r in &requests {
         assert_eq!(
             (
@@ -122,21 +136,27 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
         );
         assert_eq!(r["max_tokens"], 160);
     }
-    let with: Vec<String> = reviewer
+    let icw = semtrace_core::eval::icw::IcwSecret::derive(
+        semtrace_core::eval::icw::IcwKind::Unicode,
+        b"venue secret",
+        &bundle.document.sha256,
+    )
+    .unwrap()
+    .carrier_text();
+    let prompts: Vec<String> = reviewer.iter().map(|r| user(r)).collect();
+    let null = prompts
         .iter()
-        .map(|r| user(r))
-        .filter(|u| u.contains(&carrier))
-        .collect();
-    let without: Vec<String> = reviewer
-        .iter()
-        .map(|r| user(r))
-        .filter(|u| !u.contains(&carrier))
-        .collect();
-    assert_eq!((with.len(), without.len()), (1, 1));
-    assert!(
-        with[0].starts_with(without[0].as_str()),
-        "the positive reads the same paper text, then the carrier"
-    );
+        .find(|u| !u.contains(&carrier) && !u.contains(&icw))
+        .expect("the null prompt");
+    for c in [&carrier, &icw] {
+        let pos: Vec<&String> = prompts.iter().filter(|u| u.contains(c.as_str())).collect();
+        assert_eq!(pos.len(), 1);
+        let paper = null.trim_end();
+        assert!(
+            pos[0].starts_with(paper),
+            "a positive reads the null's paper text, then its carrier"
+        );
+    }
     for (id, clean) in [(ids[1], ids[0]), (ids[3], ids[2])] {
         assert!(
             attack.iter().any(|r| user(r).contains(text(clean).trim())),
@@ -152,7 +172,7 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
     );
     assert_eq!(report["generation"]["temperature"], 0.35);
     let conds = report["conditions"].as_array().unwrap();
-    assert_eq!(conds.len(), 2);
+    assert_eq!(conds.len(), 4);
     assert_eq!(conds[1]["condition"], "neutral");
     assert_eq!(conds[1]["nulls_from"], "neutral");
     assert_eq!(conds[0]["pairs"], 1);
@@ -164,7 +184,7 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
     let tokens = srv.metric("llamacpp:prompt_tokens_total");
     let o = run();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stderr(&o).contains("resuming: 4 of 4"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("resuming: 8 of 8"), "{}", stderr(&o));
     assert_eq!(srv.metric("llamacpp:prompt_tokens_total"), tokens);
 }
 

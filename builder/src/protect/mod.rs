@@ -97,7 +97,18 @@ pub fn protect(
     opts: &Options,
 ) -> Result<Protected, ProtectError> {
     let text = carrier::carrier_text(bundle).map_err(|e| ProtectError::Bundle(e.to_string()))?;
+    protect_text(original, bundle, text, TEMPLATE_VERSION, opts)
+}
 
+/// Protect `original` with any carrier `text` (e.g. an in-context-watermark baseline's), embedded
+/// and verified exactly like SemTrace's; `template` is recorded in the marker and the record.
+pub fn protect_text(
+    original: &[u8],
+    bundle: &Bundle,
+    text: String,
+    template: &str,
+    opts: &Options,
+) -> Result<Protected, ProtectError> {
     // Our extractor first: it names encrypted/truncated/malformed input, and gives the layout of
     // the final page.
     let pages = extract_pages(original).map_err(ProtectError::Source)?;
@@ -297,7 +308,7 @@ pub fn protect(
     let r = pdfwrite::real;
     let _ = write!(
         cs,
-        "\nq\n/{MARKER_TAG} <</Template ({TEMPLATE_VERSION}) /Mode /{mode}>> BDC\nBT\n/{font_name} \
+        "\nq\n/{MARKER_TAG} <</Template ({template}) /Mode /{mode}>> BDC\nBT\n/{font_name} \
          {fs} Tf\n{fill}\n{render}\n0 Tc 0 Tw 100 Tz 0 Ts\n{lead} TL\n1 0 0 1 {x} {y} Tm\n",
         mode = opts.mode.name(),
         fs = r(placement.font_size),
@@ -331,7 +342,7 @@ pub fn protect(
         r(placement.font_size)
     );
     let record = CarrierRecord {
-        template_version: TEMPLATE_VERSION.into(),
+        template_version: template.into(),
         mode: opts.mode,
         text_sha256: sha256_hex(text.as_bytes()),
         original_sha256: original_sha,

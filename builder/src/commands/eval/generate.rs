@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::carrier::{carrier_text, occurrences};
+use semtrace_core::eval::icw::{IcwKind, IcwSecret, ICW_TEMPLATE_VERSION};
 use semtrace_core::eval::{Label, ReviewRecord};
 use serde::Deserialize;
 
@@ -68,12 +69,20 @@ struct PaperLine {
     protected: Option<PathBuf>,
 }
 
+/// What a method's positive reviewer reads.
+struct Positive {
+    method: String,
+    icw: Option<IcwSecret>,
+    text: String,
+    from: String,
+}
+
 struct Paper {
     id: String,
     bundle: Bundle,
     null_text: String,
-    positive_text: String,
-    positive_from: String,
+    /// SemTrace's first, then each baseline's.
+    positives: Vec<Positive>,
 }
 
 /// What a reader LLM sees of a document: every page's text, in order (the carrier included:
@@ -93,6 +102,46 @@ fn cut(text: &str, max: Option<usize>) -> String {
         }
         _ => text.to_string(),
     }
+}
+
+/// The requested baselines' secrets for a paper (keyed by its document hash).
+fn icw_secrets(a: &EvalArgs, bundle: &Bundle) -> Result<Vec<IcwSecret>> {
+    if a.baselines.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(kf) = &a.icw_key_file else {
+        return Err(
+            InputError("--baselines needs --icw-key-file (the venue's secret)".into()).into(),
+        );
+    };
+    let key = fs::read_to_string(kf).map_err(|e| {
+        InputError(format!(
+            "cannot read the ICW key file {}: {e}",
+            kf.display()
+        ))
+    })?;
+    let key = key.lines().next().unwrap_or("").trim().to_string();
+    if key.is_empty() {
+        return Err(InputError(format!("the ICW key file {} is empty", kf.display())).into());
+    }
+    a.baselines
+        .iter()
+        .map(|b| {
+            let kind = IcwKind::ALL
+                .into_iter()
+                .find(|k| k.method().strip_prefix("icw-") == Some(b.as_str()))
+                .ok_or_else(|| {
+                    InputError(format!(
+                        "unknown baseline {b:?}: use lexical, initials, acrostic, unicode"
+                    ))
+                })?;
+            Ok(IcwSecret::derive(
+                kind,
+                key.as_bytes(),
+                &bundle.document.sha256,
+            )?)
+        })
+        .collect()
 }
 
 fn load_papers(a: &EvalArgs, manifest: &Path) -> Result<Vec<Paper>> {
@@ -121,7 +170,8 @@ fn load_papers(a: &EvalArgs, manifest: &Path) -> Result<Vec<Paper>> {
             &document_text(&dir.join(&line.original))?,
             a.max_paper_chars,
         );
-        let (positive_text, positive_from) = match &line.protected {
+        let mut positives = Vec::new();
+        let (text, from) = match &line.protected {
             Some(p) if a.max_paper_chars.is_none() => {
                 let text = document_text(&dir.join(p))?;
                 // The reviewer must really be shown the carrier: refuse a copy that does not carry it.
@@ -140,12 +190,63 @@ fn load_papers(a: &EvalArgs, manifest: &Path) -> Result<Vec<Paper>> {
                 "original text + the bundle's carrier text".to_string(),
             ),
         };
+        positives.push(Positive {
+            method: "semtrace".into(),
+            icw: None,
+            text,
+            from,
+        });
+        for secret in icw_secrets(a, &bundle)? {
+            let method = secret.kind().method().to_string();
+            let icw_carrier = secret.carrier_text();
+            let is_pdf = fs::read(dir.join(&line.original))
+                .map(|b| b.starts_with(b"%PDF-"))
+                .unwrap_or(false);
+            // Embedded in the PDF exactly like SemTrace's carrier when the reviewer reads whole
+            // PDFs; appended to the text when the paper is a text file or is cut.
+            let (text, from) = if is_pdf && line.protected.is_some() && a.max_paper_chars.is_none()
+            {
+                let original_bytes = fs::read(dir.join(&line.original))?;
+                let opts = crate::protect::Options {
+                    mode: semtrace_core::carrier::CarrierMode::Invisible,
+                    font: None,
+                };
+                let prot = crate::protect::protect_text(
+                    &original_bytes,
+                    &bundle,
+                    icw_carrier.clone(),
+                    ICW_TEMPLATE_VERSION,
+                    &opts,
+                )
+                .with_context(|| format!("{at}: embedding the {method} carrier"))?;
+                let path = a
+                    .out
+                    .join("protected")
+                    .join(format!("{}-{method}.pdf", line.paper));
+                fs::create_dir_all(a.out.join("protected"))?;
+                write_atomic(&path, &prot.bytes)?;
+                (
+                    document_text(&path)?,
+                    format!("protected copy {}", path.display()),
+                )
+            } else {
+                (
+                    format!("{original}\n\n{icw_carrier}"),
+                    format!("original text + the {method} carrier text"),
+                )
+            };
+            positives.push(Positive {
+                method,
+                icw: Some(secret),
+                text,
+                from,
+            });
+        }
         papers.push(Paper {
             id: line.paper,
             bundle,
             null_text: original,
-            positive_text,
-            positive_from,
+            positives,
         });
     }
     if papers.is_empty() {
@@ -162,6 +263,8 @@ pub fn settings(a: &EvalArgs) -> serde_json::Value {
         "draws": a.draws,
         "eval_seed_base": a.eval_seed_base,
         "attacks": a.attacks,
+        "baselines": a.baselines,
+        "icw_template_version": ICW_TEMPLATE_VERSION,
         "temperature": a.review_temperature,
         "top_p": a.review_top_p,
         "max_tokens": a.review_max_tokens,
@@ -219,82 +322,87 @@ pub(super) fn jobs(
         rt.block_on(client.chat_text(&req))
             .map_err(anyhow::Error::from)
     };
-    let total = papers.len() * a.draws as usize * 2 * (1 + a.attacks.len());
+    let methods = papers.first().map_or(0, |p| p.positives.len());
+    let total = papers.len() * methods * a.draws as usize * 2 * (1 + a.attacks.len());
     let mut jobs = Vec::new();
     let mut bundles = BTreeMap::new();
     let mut n = 0;
     for (i, p) in papers.iter().enumerate() {
         bundles.insert(p.id.clone(), p.bundle.clone());
-        for d in 0..a.draws {
-            let seed = a.eval_seed_base + i as u64 * a.draws as u64 + d as u64;
-            for (label, input) in [
-                (Label::Positive, &p.positive_text),
-                (Label::Null, &p.null_text),
-            ] {
-                let clean_id = ReviewRecord::make_id("semtrace", "clean", &p.id, label, d);
-                // The clean review, generated at most once (kept on disk; the LLM cache backs it).
-                let mut clean: Option<String> = None;
-                let mut clean_text = |gen: &mut dyn FnMut() -> Result<String>| -> Result<String> {
-                    if let Some(t) = &clean {
-                        return Ok(t.clone());
-                    }
-                    let path = text_path(&a.out, &clean_id);
-                    let t = match fs::read_to_string(&path) {
-                        Ok(t) => t,
-                        Err(_) => {
-                            let t = gen()?;
-                            write_atomic(&path, t.as_bytes())?;
-                            t
-                        }
-                    };
-                    clean = Some(t.clone());
-                    Ok(t)
-                };
-                let mut gen_clean = || chat(reviewer_prompt(input), Some(REVIEWER_SYSTEM), seed);
-                for condition in
-                    std::iter::once("clean").chain(a.attacks.iter().map(String::as_str))
-                {
-                    let id = ReviewRecord::make_id("semtrace", condition, &p.id, label, d);
-                    let path = text_path(&a.out, &id);
-                    n += 1;
-                    let text = if done.contains(&id) {
-                        None
-                    } else if condition == "clean" {
-                        Some(clean_text(&mut gen_clean)?)
-                    } else {
-                        let t = match fs::read_to_string(&path) {
-                            Ok(t) => t,
-                            Err(_) => {
-                                let review = clean_text(&mut gen_clean)?;
-                                let prompt =
-                                    attack_prompt(condition, &review).expect("checked above");
-                                let t = chat(prompt, None, seed)?;
-                                write_atomic(&path, t.as_bytes())?;
-                                t
+        for pos in &p.positives {
+            for d in 0..a.draws {
+                let seed = a.eval_seed_base + i as u64 * a.draws as u64 + d as u64;
+                for (label, input) in [(Label::Positive, &pos.text), (Label::Null, &p.null_text)] {
+                    let clean_id = ReviewRecord::make_id(&pos.method, "clean", &p.id, label, d);
+                    // The clean review, generated at most once (kept on disk; the LLM cache backs
+                    // it, so every method's null is one generation).
+                    let mut clean: Option<String> = None;
+                    let mut clean_text =
+                        |gen: &mut dyn FnMut() -> Result<String>| -> Result<String> {
+                            if let Some(t) = &clean {
+                                return Ok(t.clone());
                             }
+                            let path = text_path(&a.out, &clean_id);
+                            let t = match fs::read_to_string(&path) {
+                                Ok(t) => t,
+                                Err(_) => {
+                                    let t = gen()?;
+                                    write_atomic(&path, t.as_bytes())?;
+                                    t
+                                }
+                            };
+                            clean = Some(t.clone());
+                            Ok(t)
                         };
-                        Some(t)
-                    };
-                    if text.is_some() && !a.quiet {
-                        eprintln!("[{n}/{total}] generated {id} (seed {seed})");
+                    let mut gen_clean =
+                        || chat(reviewer_prompt(input), Some(REVIEWER_SYSTEM), seed);
+                    for condition in
+                        std::iter::once("clean").chain(a.attacks.iter().map(String::as_str))
+                    {
+                        let id = ReviewRecord::make_id(&pos.method, condition, &p.id, label, d);
+                        let path = text_path(&a.out, &id);
+                        n += 1;
+                        let text = if done.contains(&id) {
+                            None
+                        } else if condition == "clean" {
+                            Some(clean_text(&mut gen_clean)?)
+                        } else {
+                            let t = match fs::read_to_string(&path) {
+                                Ok(t) => t,
+                                Err(_) => {
+                                    let review = clean_text(&mut gen_clean)?;
+                                    let prompt =
+                                        attack_prompt(condition, &review).expect("checked above");
+                                    let t = chat(prompt, None, seed)?;
+                                    write_atomic(&path, t.as_bytes())?;
+                                    t
+                                }
+                            };
+                            Some(t)
+                        };
+                        if text.is_some() && !a.quiet {
+                            eprintln!("[{n}/{total}] generated {id} (seed {seed})");
+                        }
+                        let from = if label == Label::Positive {
+                            pos.from.as_str()
+                        } else {
+                            "original"
+                        };
+                        jobs.push(Job {
+                            id,
+                            method: pos.method.clone(),
+                            icw: pos.icw.clone(),
+                            paper: p.id.clone(),
+                            label,
+                            draw: d,
+                            condition: condition.to_string(),
+                            text,
+                            source: format!(
+                                "{} (reviewer read the {from}; seed {seed})",
+                                path.display()
+                            ),
+                        });
                     }
-                    let from = if label == Label::Positive {
-                        &p.positive_from
-                    } else {
-                        "original"
-                    };
-                    jobs.push(Job {
-                        id,
-                        paper: p.id.clone(),
-                        label,
-                        draw: d,
-                        condition: condition.to_string(),
-                        text,
-                        source: format!(
-                            "{} (reviewer read the {from}; seed {seed})",
-                            path.display()
-                        ),
-                    });
                 }
             }
         }

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::detect::{check_model, detect, detect_fast, review_text, FastOptions};
+use semtrace_core::eval::icw::IcwSecret;
 use semtrace_core::eval::report::{markdown, roc_file_name, roc_svg};
 use semtrace_core::eval::{summarize, Label, ReviewRecord, SummaryOptions};
 use serde::Deserialize;
@@ -50,6 +51,9 @@ fn clean() -> String {
 /// One review of the run: its identity, and its text when it still has to be scored.
 pub(crate) struct Job {
     pub id: String,
+    /// "semtrace" (NLI decoding against the paper's bundle) or an ICW baseline with its secret.
+    pub method: String,
+    pub icw: Option<IcwSecret>,
     pub paper: String,
     pub label: Label,
     pub draw: u32,
@@ -107,6 +111,8 @@ fn read_manifest(path: &Path) -> Result<Vec<Job>> {
         }
         jobs.push(Job {
             id,
+            method: "semtrace".into(),
+            icw: None,
             paper: line.paper,
             label: line.label,
             draw: line.draw,
@@ -178,55 +184,70 @@ pub fn run(a: EvalArgs) -> Result<i32> {
     }
     write_atomic(&lines_path, kept.as_bytes())?;
     if !todo.is_empty() {
-        let engine = model_store::load(&a.model)?;
+        // The NLI model only when a SemTrace review is left to score.
+        let engine = if todo.iter().any(|j| j.icw.is_none()) {
+            Some(model_store::load(&a.model)?)
+        } else {
+            None
+        };
         let mut out = OpenOptions::new()
             .append(true)
             .open(&lines_path)
             .with_context(|| format!("opening {}", lines_path.display()))?;
         for (n, j) in todo.iter().enumerate() {
-            let bundle = &bundles[&j.paper];
             let text = j.text.as_deref().expect("every job to score has its text");
-            let check = check_model(
-                bundle,
-                &engine.spec().name,
-                engine.sha256(),
-                a.allow_model_mismatch,
-            )?;
-            let report = if a.fast {
-                detect_fast(
-                    text,
-                    bundle,
-                    &engine,
-                    check,
-                    FastOptions::default(),
-                    &mut |_, _| {},
-                )?
-            } else {
-                detect(text, bundle, &engine, check, &mut |_, _| {})?
-            };
-            let rec = ReviewRecord {
+            let mut rec = ReviewRecord {
                 id: j.id.clone(),
-                method: "semtrace".into(),
+                method: j.method.clone(),
                 condition: j.condition.clone(),
                 paper: j.paper.clone(),
                 label: j.label,
                 draw: j.draw,
-                score: report.score as f64,
-                observed: Some(report.observed),
-                matched: Some(report.matched),
-                verdict: Some(
-                    serde_json::to_value(report.verdict)?
-                        .as_str()
-                        .unwrap_or("")
-                        .to_string(),
-                ),
+                score: 0.0,
+                observed: None,
+                matched: None,
+                verdict: None,
                 source: j.source.clone(),
                 words: text.split_whitespace().count(),
             };
+            match (&j.icw, &engine) {
+                (Some(secret), _) => rec.score = secret.score(text),
+                (None, Some(engine)) => {
+                    let bundle = &bundles[&j.paper];
+                    let check = check_model(
+                        bundle,
+                        &engine.spec().name,
+                        engine.sha256(),
+                        a.allow_model_mismatch,
+                    )?;
+                    let report = if a.fast {
+                        detect_fast(
+                            text,
+                            bundle,
+                            engine,
+                            check,
+                            FastOptions::default(),
+                            &mut |_, _| {},
+                        )?
+                    } else {
+                        detect(text, bundle, engine, check, &mut |_, _| {})?
+                    };
+                    rec.score = report.score as f64;
+                    rec.observed = Some(report.observed);
+                    rec.matched = Some(report.matched);
+                    rec.verdict = Some(
+                        serde_json::to_value(report.verdict)?
+                            .as_str()
+                            .unwrap_or("")
+                            .to_string(),
+                    );
+                }
+                (None, None) => unreachable!("the engine is loaded when a SemTrace job is left"),
+            }
             writeln!(out, "{}", serde_json::to_string(&rec)?)?;
             out.flush()?;
             if !a.quiet {
-                eprintln!("[{}/{}] {} S = {}", n + 1, todo.len(), rec.id, report.score);
+                eprintln!("[{}/{}] {} score {}", n + 1, todo.len(), rec.id, rec.score);
             }
             records.push(rec);
         }
