@@ -50,6 +50,15 @@ fn eval(dir: &Path, extra: &[&str]) -> std::process::Output {
     semtrace(&refs, dir, None)
 }
 
+/// Every line of a JSON Lines file.
+fn json_lines_file(path: &Path) -> Vec<Value> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 /// AUC by counting every (positive, null) pair: wins 1, ties ½.
 fn brute_auc(pos: &[f64], neg: &[f64]) -> f64 {
     let mut s = 0.0;
@@ -97,11 +106,7 @@ fn reviews_mode_reports_traceable_numbers_and_resumes() {
     let o = eval(&dir, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = dir.join("out");
-    let recs: Vec<Value> = fs::read_to_string(out.join("reviews.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let recs = json_lines_file(&out.join("reviews.jsonl"));
     assert_eq!(recs.len(), 5);
     let report: Value =
         serde_json::from_slice(&fs::read(out.join("report.json")).unwrap()).unwrap();
@@ -251,4 +256,117 @@ fn bad_manifests_are_refused_with_exit_3_and_nothing_written() {
     );
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("a.json"), "{}", stderr(&o));
+}
+
+#[test]
+fn papers_mode_reads_protected_pdfs_and_embeds_each_baseline_carrier_the_same_way() {
+    use semtrace_core::carrier::occurrences;
+    use semtrace_core::eval::icw::{IcwKind, IcwSecret};
+    use semtrace_e2e::llm::FakeLlm;
+    use semtrace_e2e::pdfcheck::pdftotext_pages;
+
+    // A fixed-answer OpenAI-compatible endpoint: this test is about what the reviewer is shown.
+    let llm = FakeLlm::start("ok");
+    let dir = temp_dir("eval-pdf");
+    let original = shared().join("corpus/papers-with-reviews/attention.pdf");
+    let bundle = root().join(BUNDLE);
+    let prot = dir.join("protected.pdf");
+    let o = semtrace(
+        &[
+            "protect",
+            original.to_str().unwrap(),
+            "--bundle",
+            bundle.to_str().unwrap(),
+            "--out",
+            prot.to_str().unwrap(),
+        ],
+        &dir,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    fs::write(dir.join("icw.key"), "venue secret\n").unwrap();
+    let manifest = |protected: &Path| {
+        let line = serde_json::json!({"paper": "attention", "original": original, "bundle": bundle, "protected": protected});
+        fs::write(dir.join("papers.jsonl"), format!("{line}\n")).unwrap();
+    };
+    let run = |out: &str| {
+        semtrace(
+            &[
+                "eval",
+                "--papers",
+                dir.join("papers.jsonl").to_str().unwrap(),
+                "--out",
+                dir.join(out).to_str().unwrap(),
+                "--llm-url",
+                &llm.url(),
+                "--llm-model",
+                "fake",
+                "--draws",
+                "1",
+                "--fast",
+                "--resamples",
+                "50",
+                "--baselines",
+                "unicode,acrostic",
+                "--icw-key-file",
+                dir.join("icw.key").to_str().unwrap(),
+            ],
+            &dir,
+            None,
+        )
+    };
+    manifest(&prot);
+    let o = run("out");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = dir.join("out");
+    let recs = json_lines_file(&out.join("reviews.jsonl"));
+    assert_eq!(recs.len(), 6, "3 methods × (positive, null)");
+    let src = |id: &str| {
+        recs.iter().find(|r| r["id"] == id).unwrap()["source"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(src("semtrace/clean/attention/positive/0").contains("protected copy"));
+    // Each baseline's carrier sits in its own protected copy, which poppler reads back exactly once.
+    let doc_sha = semtrace_core::bundle::Bundle::from_json(&fs::read_to_string(&bundle).unwrap())
+        .unwrap()
+        .document
+        .sha256;
+    for (kind, name) in [
+        (IcwKind::Unicode, "icw-unicode"),
+        (IcwKind::Acrostic, "icw-acrostic"),
+    ] {
+        let carrier = IcwSecret::derive(kind, b"venue secret", &doc_sha)
+            .unwrap()
+            .carrier_text();
+        let copy = out.join("protected").join(format!("attention-{name}.pdf"));
+        let text = pdftotext_pages(&copy).join("\n");
+        assert_eq!(
+            occurrences(&text, &carrier),
+            1,
+            "{name}: carrier in {}",
+            copy.display()
+        );
+        assert!(src(&format!("{name}/clean/attention/positive/0")).contains(copy.to_str().unwrap()));
+    }
+    let report: Value =
+        serde_json::from_slice(&fs::read(out.join("report.json")).unwrap()).unwrap();
+    let methods: Vec<&str> = report["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["semtrace", "icw-unicode", "icw-acrostic"]);
+
+    // A "protected" copy without the carrier is refused before any generation.
+    manifest(&original);
+    let o = run("out-bad");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("does not carry its bundle's carrier"),
+        "{}",
+        stderr(&o)
+    );
 }
