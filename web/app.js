@@ -122,7 +122,7 @@ function onWorkerMessage(msg) {
         $("model-status").textContent = "The model could not be loaded.";
         $("model-progress").hidden = true;
         document.body.dataset.modelReady = "false";
-        showMessage(`The NLI model could not be loaded: ${msg.message}`);
+        showMessage(`The NLI model could not be loaded: ${msg.message}\nReload the page to try again.`);
       } else if (msg.stage === "inspect") {
         state.summary = null;
         state.bundle = null;
