@@ -196,17 +196,21 @@ fn load_papers(a: &EvalArgs, manifest: &Path) -> Result<Vec<Paper>> {
             text,
             from,
         });
-        for secret in icw_secrets(a, &bundle)? {
+        // The original's bytes, for embedding the baselines' carriers (read once per paper).
+        let secrets = icw_secrets(a, &bundle)?;
+        let original_bytes = if secrets.is_empty() {
+            Vec::new()
+        } else {
+            fs::read(dir.join(&line.original))?
+        };
+        let is_pdf = original_bytes.starts_with(b"%PDF-");
+        for secret in secrets {
             let method = secret.kind().method().to_string();
             let icw_carrier = secret.carrier_text();
-            let is_pdf = fs::read(dir.join(&line.original))
-                .map(|b| b.starts_with(b"%PDF-"))
-                .unwrap_or(false);
             // Embedded in the PDF exactly like SemTrace's carrier when the reviewer reads whole
             // PDFs; appended to the text when the paper is a text file or is cut.
             let (text, from) = if is_pdf && line.protected.is_some() && a.max_paper_chars.is_none()
             {
-                let original_bytes = fs::read(dir.join(&line.original))?;
                 let opts = crate::protect::Options {
                     mode: semtrace_core::carrier::CarrierMode::Invisible,
                     font: None,
@@ -272,6 +276,16 @@ pub fn settings(a: &EvalArgs) -> serde_json::Value {
     })
 }
 
+/// The text kept at `path`, or `gen`'s, written there first.
+fn kept_or(path: &Path, gen: impl FnOnce() -> Result<String>) -> Result<String> {
+    if let Ok(t) = fs::read_to_string(path) {
+        return Ok(t);
+    }
+    let t = gen()?;
+    write_atomic(path, t.as_bytes())?;
+    Ok(t)
+}
+
 fn text_path(out: &Path, id: &str) -> PathBuf {
     out.join("texts")
         .join(format!("{}.md", id.replace('/', "__")))
@@ -333,29 +347,17 @@ pub(super) fn jobs(
             for d in 0..a.draws {
                 let seed = a.eval_seed_base + i as u64 * a.draws as u64 + d as u64;
                 for (label, input) in [(Label::Positive, &pos.text), (Label::Null, &p.null_text)] {
-                    let clean_id = ReviewRecord::make_id(&pos.method, "clean", &p.id, label, d);
-                    // The clean review, generated at most once (kept on disk; the LLM cache backs
-                    // it, so every method's null is one generation).
-                    let mut clean: Option<String> = None;
-                    let mut clean_text =
-                        |gen: &mut dyn FnMut() -> Result<String>| -> Result<String> {
-                            if let Some(t) = &clean {
-                                return Ok(t.clone());
-                            }
-                            let path = text_path(&a.out, &clean_id);
-                            let t = match fs::read_to_string(&path) {
-                                Ok(t) => t,
-                                Err(_) => {
-                                    let t = gen()?;
-                                    write_atomic(&path, t.as_bytes())?;
-                                    t
-                                }
-                            };
-                            clean = Some(t.clone());
-                            Ok(t)
-                        };
-                    let mut gen_clean =
-                        || chat(reviewer_prompt(input), Some(REVIEWER_SYSTEM), seed);
+                    // Each text is generated once and kept on disk (the LLM cache backs it too,
+                    // so every method's null is one generation).
+                    let clean_path = text_path(
+                        &a.out,
+                        &ReviewRecord::make_id(&pos.method, "clean", &p.id, label, d),
+                    );
+                    let clean = || {
+                        kept_or(&clean_path, || {
+                            chat(reviewer_prompt(input), Some(REVIEWER_SYSTEM), seed)
+                        })
+                    };
                     for condition in
                         std::iter::once("clean").chain(a.attacks.iter().map(String::as_str))
                     {
@@ -365,20 +367,13 @@ pub(super) fn jobs(
                         let text = if done.contains(&id) {
                             None
                         } else if condition == "clean" {
-                            Some(clean_text(&mut gen_clean)?)
+                            Some(clean()?)
                         } else {
-                            let t = match fs::read_to_string(&path) {
-                                Ok(t) => t,
-                                Err(_) => {
-                                    let review = clean_text(&mut gen_clean)?;
-                                    let prompt =
-                                        attack_prompt(condition, &review).expect("checked above");
-                                    let t = chat(prompt, None, seed)?;
-                                    write_atomic(&path, t.as_bytes())?;
-                                    t
-                                }
-                            };
-                            Some(t)
+                            Some(kept_or(&path, || {
+                                let prompt =
+                                    attack_prompt(condition, &clean()?).expect("checked above");
+                                chat(prompt, None, seed)
+                            })?)
                         };
                         if text.is_some() && !a.quiet {
                             eprintln!("[{n}/{total}] generated {id} (seed {seed})");
