@@ -35,11 +35,10 @@ pub struct TractEmbedder {
     tokenizer: Tokenizer,
     model: TypedModel,
     batch_sym: Symbol,
-    seq_sym: Symbol,
     hidden: usize,
     max_tokens: usize,
     sha256: String,
-    plans: Mutex<HashMap<(usize, usize), Plan>>,
+    plans: Mutex<HashMap<usize, Plan>>,
 }
 
 /// Token ids and mask of one batch, padded to `seq`.
@@ -73,13 +72,12 @@ impl TractEmbedder {
             .map_err(tract_err("the encoder graph cannot be typed"))?;
         let fact = model.input_fact(0).map_err(tract_err("input fact"))?;
         let dims = fact.shape.dims();
-        let (Some(TDim::Sym(batch_sym)), Some(TDim::Sym(seq_sym))) = (dims.first(), dims.get(1))
-        else {
+        let (Some(TDim::Sym(batch_sym)), Some(TDim::Sym(_))) = (dims.first(), dims.get(1)) else {
             return Err(Error::model(
                 "the encoder graph lost its symbolic input shape",
             ));
         };
-        let (batch_sym, seq_sym) = (batch_sym.clone(), seq_sym.clone());
+        let batch_sym = batch_sym.clone();
         let mut tokenizer = Tokenizer::from_bytes(tokenizer_json)
             .map_err(|e| Error::model(format!("tokenizer.json cannot be read: {e}")))?;
         let max_tokens = MAX_TOKENS.min(config.max_position_embeddings);
@@ -96,7 +94,6 @@ impl TractEmbedder {
             tokenizer,
             model,
             batch_sym,
-            seq_sym,
             hidden: config.hidden_size,
             max_tokens,
             sha256,
@@ -127,18 +124,14 @@ impl TractEmbedder {
         Ok(e.get_ids().to_vec())
     }
 
-    fn plan(&self, rows: usize, seq: usize) -> Result<Plan> {
-        if let Some(p) = self
-            .plans
-            .lock()
-            .expect("plan cache lock")
-            .get(&(rows, seq))
-        {
+    /// One plan per batch size; the sequence length stays symbolic (as in the NLI engine: as fast,
+    /// and no optimisation per new length).
+    fn plan(&self, rows: usize) -> Result<Plan> {
+        if let Some(p) = self.plans.lock().expect("plan cache lock").get(&rows) {
             return Ok(p.clone());
         }
         let mut subs = HashMap::new();
         subs.insert(self.batch_sym.clone(), TDim::Val(rows as i64));
-        subs.insert(self.seq_sym.clone(), TDim::Val(seq as i64));
         let plan = self
             .model
             .set_symbols(&subs)
@@ -149,7 +142,7 @@ impl TractEmbedder {
         if cache.len() >= MAX_PLANS {
             cache.clear();
         }
-        cache.insert((rows, seq), plan.clone());
+        cache.insert(rows, plan.clone());
         Ok(plan)
     }
 
@@ -173,7 +166,7 @@ impl TractEmbedder {
     }
 
     fn run(&self, e: &Encoded) -> Result<Vec<Vec<f32>>> {
-        let plan = self.plan(e.rows, e.seq)?;
+        let plan = self.plan(e.rows)?;
         let shape = (e.rows, e.seq);
         let ids = tract_ndarray::Array2::from_shape_vec(shape, e.ids.clone())
             .map_err(|x| Error::model(format!("input shape: {x}")))?;

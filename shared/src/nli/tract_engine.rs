@@ -3,8 +3,11 @@
 //!
 //! Shapes: graphs come either fully dynamic (`[batch, seq]`) or with a fixed sequence length
 //! (e.g. `[batch, 160]`). Dynamic graphs are padded to the longest pair of each batch; fixed ones
-//! to the graph's length. tract runs fastest on concrete shapes, so each (batch, seq) shape gets
-//! its own optimised plan, built on first use from the decluttered model and cached.
+//! to the graph's length. Each batch size gets its own optimised plan, built on first use from the
+//! decluttered model and cached; the sequence length stays symbolic in it. Measured on the default
+//! model (scripts/bench.sh): a plan with a symbolic length runs as fast as one per concrete length,
+//! and a review no longer pays an optimisation for every new length it brings (about a tenth of a
+//! second each natively, more in wasm). The batch size is concrete: symbolic batches ran ~3× slower.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -25,10 +28,14 @@ enum Role {
 type Plan = Arc<TypedRunnableModel>;
 
 /// Sequence lengths of dynamic graphs are rounded up to a multiple of this. Measured on real
-/// reviews (scripts/bench.sh): 8 beats 32 (less padding) and 1 (plan-cache thrash on long reviews).
+/// reviews (scripts/bench.sh): 8 beats 32 (less padding); with a symbolic length in the plan, 1 and
+/// 8 run at the same speed, and 8 keeps the batches the onnxruntime benchmark replays unchanged.
 pub const SEQ_BUCKET: usize = 8;
 
-/// Most plans kept at once; beyond this the cache is cleared (shapes cluster, so this is rare).
+/// Largest constant [`fold_constants`] materialises (the f32 word-embedding table is 47 MB).
+const FOLD_LIMIT: usize = 256 << 20;
+
+/// Most plans kept at once (one per batch size in practice); beyond this the cache is cleared.
 const MAX_PLANS: usize = 24;
 
 pub struct TractNli {
@@ -43,6 +50,7 @@ pub struct TractNli {
     plans: Mutex<HashMap<(usize, usize), Plan>>,
     batch_size: usize,
     threads: usize,
+    folded: usize,
 }
 
 /// Token tensors for one batch, exactly as fed to the graph (row-major, `rows × seq`).
@@ -69,10 +77,12 @@ impl TractNli {
         let inference = tract_onnx::onnx()
             .model_for_read(&mut reader)
             .map_err(tract_err("the ONNX file cannot be parsed"))?;
-        let model = inference
+        let mut model = inference
             .into_typed()
             .and_then(|m| m.into_decluttered())
             .map_err(tract_err("the ONNX graph cannot be typed"))?;
+        let folded =
+            fold_constants(&mut model).map_err(tract_err("folding the graph's constants"))?;
 
         let mut roles = Vec::new();
         let mut batch_sym = None;
@@ -153,6 +163,7 @@ impl TractNli {
             plans: Mutex::new(HashMap::new()),
             batch_size: 8,
             threads: 1,
+            folded,
         })
     }
 
@@ -163,6 +174,12 @@ impl TractNli {
     /// SHA-256 of the ONNX bytes this engine was loaded from.
     pub fn sha256(&self) -> &str {
         &self.sha256
+    }
+
+    /// How many constant subgraphs were folded at load beyond tract's own budget
+    /// (see [`fold_constants`]).
+    pub fn folded_constants(&self) -> usize {
+        self.folded
     }
 
     /// The graph's fixed sequence length, if it has one.
@@ -305,16 +322,14 @@ impl TractNli {
     }
 
     fn plan(&self, rows: usize, seq: usize) -> Result<Plan> {
-        let key = (rows, seq);
+        // A fixed-length graph has no sequence symbol: its length is part of the graph already.
+        let key = (rows, if self.seq_sym.is_some() { 0 } else { seq });
         if let Some(p) = self.plans.lock().expect("plan cache lock").get(&key) {
             return Ok(p.clone());
         }
         let mut subs = HashMap::new();
         if let Some(s) = &self.batch_sym {
             subs.insert(s.clone(), TDim::Val(rows as i64));
-        }
-        if let Some(s) = &self.seq_sym {
-            subs.insert(s.clone(), TDim::Val(seq as i64));
         }
         let plan = self
             .model
@@ -372,6 +387,60 @@ impl TractNli {
             .into_iter()
             .map(|r| r.iter().copied().collect())
             .collect())
+    }
+}
+
+/// Replace every node whose inputs are all constants by its value, once, at load. tract's own
+/// folding stops at 4 MiB, so a weight stored as int8 and dequantised by the graph (the default
+/// model's 30k-row embedding table) was cast to f32 — 47 MB allocated and filled — on every run.
+/// Exact: the node computes the same value, only earlier. Returns how many nodes were folded.
+fn fold_constants(model: &mut TypedModel) -> TractResult<usize> {
+    use tract_onnx::tract_core::internal::TypedModelPatch;
+    use tract_onnx::tract_core::ops::konst::Const;
+    use tract_onnx::tract_core::ops::source::TypedSource;
+    let mut folded = 0;
+    loop {
+        let mut patch = None;
+        for id in model.eval_order()? {
+            let node = model.node(id);
+            if node.inputs.is_empty() || node.op_is::<Const>() || node.op_is::<TypedSource>() {
+                continue;
+            }
+            let facts = model.node_input_facts(id)?;
+            let Some(inputs) = facts
+                .iter()
+                .map(|f| f.konst.clone().map(|k| k.into_tvalue()))
+                .collect::<Option<TVec<TValue>>>()
+            else {
+                continue;
+            };
+            // An op that cannot run outside a plan (or not yet) is simply left in place.
+            let Ok(Some(outputs)) = node.op.eval_out_of_plan(inputs) else {
+                continue;
+            };
+            let bytes: usize = outputs
+                .iter()
+                .map(|t| t.len() * t.datum_type().size_of())
+                .sum();
+            if bytes > FOLD_LIMIT {
+                continue;
+            }
+            let mut p = TypedModelPatch::default();
+            for (ix, value) in outputs.into_iter().enumerate() {
+                let wire = p.add_const(
+                    format!("{}.folded{ix}", node.name),
+                    value.into_tensor().into_arc_tensor(),
+                )?;
+                p.shunt_outside(model, OutletId::new(id, ix), wire)?;
+            }
+            patch = Some(p);
+            break;
+        }
+        let Some(patch) = patch else {
+            return Ok(folded);
+        };
+        patch.apply(model)?;
+        folded += 1;
     }
 }
 
