@@ -2,7 +2,8 @@
 # Per-review detection time in the browser (wasm in Debian's headless chromium, one thread, model
 # already loaded) next to native (`semtrace bench --agreement`, 1 thread and all cores), for the same
 # real reviews (~1,000 words, from ../shared/corpus/reviews) and the same bundle; both decoders.
-# Usage: scripts/browser-bench.sh [N_REVIEWS (default 5)]   BUNDLE=... to use another bundle.
+# Usage: scripts/browser-bench.sh [N_REVIEWS (default 5)]   BUNDLE=... to use another bundle;
+#        DECODERS=fast to time only the fast decoder in the browser (exhaustive runs take minutes each).
 # Prints a table; raw figures in target/bench/browser/{native-1,native-all,browser}.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,12 +34,12 @@ echo "native (1 thread, then all cores)..." >&2
 "$BIN" bench --agreement --bundle "$BUNDLE" --reviews "$OUT/reviews" --limit "$N" --json > "$OUT/native-all.json"
 
 echo "browser (headless chromium)..." >&2
-python3 - "$OUT" "$BUNDLE" "$N" > "$OUT/browser-config.json" <<'PY'
+python3 - "$OUT" "$BUNDLE" "$N" "${DECODERS:-exhaustive fast}" > "$OUT/browser-config.json" <<'PY'
 import json, os, sys
-out, bundle, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+out, bundle, n, decoders = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split()
 runs = [{"name": f"{d}-{i + 1:02d}", "bundle": os.path.abspath(bundle),
          "review": os.path.abspath(f"{out}/reviews/{i + 1:02d}.md"), "decoder": d, "repeat": 2}
-        for i in range(n) for d in ("exhaustive", "fast")]
+        for i in range(n) for d in ("exhaustive", "fast") if d in decoders]
 print(json.dumps({"site": os.path.abspath("target/site"), "chromium": "/usr/bin/chromium",
                   "playwright": os.path.abspath("target/test-env/node/node_modules/playwright-core"),
                   "base": "/semtrace/", "artifacts": os.path.abspath(f"{out}/shots"), "detect": runs}))
@@ -65,7 +66,7 @@ for i, (a, b) in enumerate(zip(n1, na)):
             if v is not None:
                 sums.setdefault((d, k), []).append(v)
         f = lambda v: f"{v:.2f}" if v is not None else "–"
-        print(f"{i + 1:>6} {a['words']:>5} | {d:10} {pairs:>5} | {f(row[0]):>9} {f(row[1]):>10} | {f(row[2]):>11} {f(row[3]):>8} | {'yes' if same else 'NO'}")
+        print(f"{i + 1:>6} {a['words']:>5} | {d:10} {pairs:>5} | {f(row[0]):>9} {f(row[1]):>10} | {f(row[2]):>11} {f(row[3]):>8} | {('yes' if same else 'NO') if rep else '–'}")
 for d in ("exhaustive", "fast"):
     m = lambda k: (lambda v: f"{sum(v) / len(v):.2f}" if v else "–")(sums.get((d, k), []))
     print(f"mean {d:10}: native 1 thread {m('n1')} s, all cores {m('na')} s; browser first run {m('b1')} s, warm {m('bw')} s")

@@ -48,3 +48,11 @@ sha256sum "$OUT/model.onnx"
 #     --eval-every 140 --save-every 40 --threads 1
 #   $PY training/export_onnx.py --ckpt training/checkpoints/sick/stage2/best.pt --out-dir training/work/sick
 #   $PY training/evaluate.py --model int8=training/work/sick/model.int8.onnx --bs 8 --out training/work/sick/metrics.json
+#
+# Tried, not shipped (MODEL_CARD.md "Detail-swap contradictions", "Longer stage 2"):
+#   $PY training/train_nli.py --init training/checkpoints/stage1_best.pt --ckpt-dir training/checkpoints/stage2-swap \
+#     --no-rte --identity-aug --swap-aug --epochs 1 --bs 32 --lr 2e-5 --warmup 0.05 --freeze-word-emb --bf16 \
+#     --eval-every 105 --save-every 40 --log-every 20
+#   $PY training/train_nli.py --init training/checkpoints/stage1_best.pt --ckpt-dir training/checkpoints/stage2-e2 \
+#     --no-rte --identity-aug --epochs 2 --bs 32 --lr 3e-5 --warmup 0.05 --freeze-word-emb --bf16 \
+#     --eval-every 125 --save-every 40 --log-every 20

@@ -18,6 +18,7 @@ import argparse
 import math
 import os
 import random
+import re
 import sys
 import time
 
@@ -126,6 +127,89 @@ def identity_pairs(train, seed):
     return out
 
 
+NUM_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
+ENT_RE = re.compile(r"\b(?:[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9\-]*|[A-Za-z]+-\d[\w\-]*)\b")
+# Word pairs whose swap reverses a claim; used both ways. Kept short and unambiguous.
+ANTONYMS = [("increase", "decrease"), ("increases", "decreases"), ("increased", "decreased"), ("higher", "lower"),
+            ("more", "less"), ("fewer", "more"), ("larger", "smaller"), ("better", "worse"), ("outperforms", "underperforms"),
+            ("improves", "degrades"), ("faster", "slower"), ("single", "multiple"), ("same", "different"),
+            ("before", "after"), ("above", "below"), ("maximizes", "minimizes"), ("maximize", "minimize"),
+            ("positive", "negative"), ("supervised", "unsupervised"), ("online", "offline"), ("static", "dynamic"),
+            ("explicit", "implicit"), ("local", "global"), ("linear", "nonlinear"), ("easier", "harder"),
+            ("stronger", "weaker"), ("longer", "shorter"), ("reduces", "increases"), ("requires", "avoids"),
+            ("consistently", "rarely"), ("all", "only some"), ("always", "rarely"), ("without", "with")]
+ANT = {}
+for a, b in ANTONYMS:
+    ANT.setdefault(a, b)
+    ANT.setdefault(b, a)
+ANT_RE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, ANT), key=len, reverse=True)) + r")\b", re.IGNORECASE)
+
+
+def _new_number(tok, rng):
+    dec = len(tok.split(".")[1]) if "." in tok else 0
+    v = float(tok)
+    for _ in range(20):
+        f = rng.choice([rng.uniform(0.2, 0.7), rng.uniform(1.4, 4.0)])
+        w = round(v * f, dec) if v else rng.randint(1, 9)
+        if dec == 0:
+            w = int(w) if int(w) != int(v) else int(v) + rng.randint(1, 9)
+        s = f"{w:.{dec}f}" if dec else str(int(w))
+        if s != tok:
+            return s
+    return str(int(v) + 1)
+
+
+def alter_detail(text, hyp, rng, entity_pool):
+    """Change one detail of `text` that it shares with the proposition `hyp` (a number, a named
+    entity, or a claim-reversing word), or return None when nothing shared can be changed."""
+    cands = []
+    hnums = set(NUM_RE.findall(hyp))
+    for m in NUM_RE.finditer(text):
+        if m.group() in hnums:
+            cands.append(("num", m))
+    hents = ENT_RE.findall(hyp)
+    subject = hents[0] if hents else None  # the proposition's own method name: renaming it is not a contradiction
+    for m in ENT_RE.finditer(text):
+        if m.group() in hents and m.group() != subject and not m.group().isdigit():
+            cands.append(("ent", m))
+    hwords = {w.lower() for w in re.findall(r"[A-Za-z]+", hyp)}
+    for m in ANT_RE.finditer(text):
+        if m.group().lower() in hwords:
+            cands.append(("ant", m))
+    if not cands:
+        return None
+    kind, m = rng.choice(cands)
+    if kind == "num":
+        new = _new_number(m.group(), rng)
+    elif kind == "ent":
+        pool = [e for e in entity_pool if e not in hyp and e not in text]
+        new = rng.choice(pool)
+    else:
+        w = m.group()
+        new = ANT[w.lower()]
+        new = new[0].upper() + new[1:] if w[0].isupper() else new
+    return text[:m.start()] + new + text[m.end():]
+
+
+def swap_pairs(train, seed):
+    """Contradictions made by changing one shared detail: of a paraphrase premise (teaches what
+    `alter` windows look like) and of the proposition itself (the counterpart of --identity-aug,
+    so near-identical text is not read as entailment by default). Seeded."""
+    rng = random.Random(seed + 3)
+    ind = [e for e in train if e["src"] == "indomain"]
+    pool = sorted({m for e in ind for m in ENT_RE.findall(e["hypothesis"]) if not m.isdigit() and len(m) > 2})
+    out = []
+    srcs = [(e["premise"], e["hypothesis"]) for e in ind if e["kind"] == "para"]
+    srcs += [(h, h) for h in sorted({e["hypothesis"] for e in ind})]
+    for prem, hyp in srcs:
+        alt = alter_detail(prem, hyp, rng, pool)
+        if alt and alt != prem:
+            out.append(dict(premise=alt, hypothesis=hyp, label=LABEL2ID["contradiction"], binary=0, src="indomain",
+                            kind="swap", item_id="swap"))
+    print(f"detail-swap augmentation: {len(out)} contradiction pairs from {len(srcs)} sources", flush=True)
+    return out
+
+
 def spurious_rate(model, tok, exs, seed):
     """Share of cross-paper (proposition, window) pairs of dev with p(entailment) >= 0.52, the
     decoder's threshold: how often an unrelated window would count as mentioning a fact."""
@@ -174,6 +258,9 @@ def main():
     ap.add_argument("--identity-aug", action="store_true",
                     help="add entailment pairs whose premise states the proposition verbatim (alone, or inside "
                          "other train text): without them the model learns 'near-identical = altered detail'")
+    ap.add_argument("--swap-aug", action="store_true",
+                    help="add contradictions made by changing one shared number, name or claim word of a "
+                         "paraphrase premise or of the proposition itself")
     ap.add_argument("--cross-neg", type=int, default=0,
                     help="neutral pairs per proposition with windows of other papers' reviews")
     ap.add_argument("--sick", action="store_true", help="add SICK TRAIN+TRIAL (CC BY-NC-SA) to training")
@@ -199,6 +286,8 @@ def main():
     train = [dict(e) for e in train]
     if args.identity_aug:
         train += identity_pairs(train, args.seed)
+    if args.swap_aug:
+        train += swap_pairs(train, args.seed)
     if args.cross_neg:
         cross = cross_paper_pairs(train, args.seed, per_hyp=args.cross_neg)
         print(f"cross-paper neutral augmentation: {len(cross)} pairs", flush=True)
