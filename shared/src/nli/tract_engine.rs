@@ -399,11 +399,17 @@ fn fold_constants(model: &mut TypedModel) -> TractResult<usize> {
     use tract_onnx::tract_core::ops::konst::Const;
     use tract_onnx::tract_core::ops::source::TypedSource;
     let mut folded = 0;
+    // Nodes already tried and left in place (node ids survive patching), so none is evaluated twice.
+    let mut kept = std::collections::HashSet::new();
     loop {
         let mut patch = None;
         for id in model.eval_order()? {
             let node = model.node(id);
-            if node.inputs.is_empty() || node.op_is::<Const>() || node.op_is::<TypedSource>() {
+            if node.inputs.is_empty()
+                || node.op_is::<Const>()
+                || node.op_is::<TypedSource>()
+                || kept.contains(&id)
+            {
                 continue;
             }
             let facts = model.node_input_facts(id)?;
@@ -416,6 +422,7 @@ fn fold_constants(model: &mut TypedModel) -> TractResult<usize> {
             };
             // An op that cannot run outside a plan (or not yet) is simply left in place.
             let Ok(Some(outputs)) = node.op.eval_out_of_plan(inputs) else {
+                kept.insert(id);
                 continue;
             };
             let bytes: usize = outputs
@@ -423,6 +430,7 @@ fn fold_constants(model: &mut TypedModel) -> TractResult<usize> {
                 .map(|t| t.len() * t.datum_type().size_of())
                 .sum();
             if bytes > FOLD_LIMIT {
+                kept.insert(id);
                 continue;
             }
             let mut p = TypedModelPatch::default();
