@@ -56,3 +56,7 @@ sha256sum "$OUT/model.onnx"
 #   $PY training/train_nli.py --init training/checkpoints/stage1_best.pt --ckpt-dir training/checkpoints/stage2-e2 \
 #     --no-rte --identity-aug --epochs 2 --bs 32 --lr 3e-5 --warmup 0.05 --freeze-word-emb --bf16 \
 #     --eval-every 125 --save-every 40 --log-every 20
+#   Same 2-epoch stage 2 with framed verbatim statements (MODEL_CARD "promising, not yet shipped"):
+#   $PY training/train_nli.py --init training/checkpoints/stage1_best.pt --ckpt-dir training/checkpoints/stage2-frames \
+#     --no-rte --identity-aug --identity-frames --epochs 2 --bs 32 --lr 3e-5 --warmup 0.05 --freeze-word-emb --bf16 \
+#     --eval-every 125 --save-every 40 --log-every 20

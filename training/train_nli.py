@@ -109,7 +109,18 @@ def predict(model, exs, bs=64):
     return probs
 
 
-def identity_pairs(train, seed):
+# Generic reviewer prose around a verbatim statement (--identity-frames). Deliberately not the
+# sentences of tests/tests/default_model.rs, which checks the property on held-out framing.
+FRAMES_BEFORE = ["Overall, the submission is interesting.", "The motivation is easy to follow.",
+                 "I enjoyed reading this work.", "The presentation is mostly good.", "This is a solid paper.",
+                 "Let me first summarise the contribution.", "To summarise the main points:",
+                 "The writing could be improved in places.", "Some aspects deserve more discussion."]
+FRAMES_AFTER = ["My concerns are listed below.", "This is a useful contribution.", "Details follow.",
+                "I discuss the weaknesses next.", "Please clarify this in the rebuttal.",
+                "The experiments support this.", "I have some minor comments.", "See also my questions."]
+
+
+def identity_pairs(train, seed, frames=False):
     """Verbatim-statement entailments built from the train propositions themselves: (h, h) and
     (other sentence + h + other sentence, h). Seeded, so the run stays reproducible."""
     rng = random.Random(seed + 1)
@@ -120,7 +131,10 @@ def identity_pairs(train, seed):
         a, b = rng.choice(fillers), rng.choice(fillers)
         a = a.split(". ")[0].rstrip(".") + "."
         b = b.split(". ")[-1]
-        for prem in (h, f"{a} {h} {b}"):
+        prems = [h, f"{a} {h} {b}"]
+        if frames:
+            prems.append(f"{rng.choice(FRAMES_BEFORE)} {h} {rng.choice(FRAMES_AFTER)}")
+        for prem in prems:
             out.append(dict(premise=prem, hypothesis=h, label=LABEL2ID["entailment"], binary=0, src="indomain",
                             kind="identity", item_id="identity"))
     print(f"identity augmentation: {len(out)} pairs from {len(hyps)} propositions", flush=True)
@@ -258,6 +272,8 @@ def main():
     ap.add_argument("--identity-aug", action="store_true",
                     help="add entailment pairs whose premise states the proposition verbatim (alone, or inside "
                          "other train text): without them the model learns 'near-identical = altered detail'")
+    ap.add_argument("--identity-frames", action="store_true",
+                    help="with --identity-aug: also frame each verbatim statement in generic reviewer prose")
     ap.add_argument("--swap-aug", action="store_true",
                     help="add contradictions made by changing one shared number, name or claim word of a "
                          "paraphrase premise or of the proposition itself")
@@ -285,7 +301,7 @@ def main():
     train = read_indomain(os.path.join(args.data, "indomain/train.jsonl")) * args.indomain_repeat
     train = [dict(e) for e in train]
     if args.identity_aug:
-        train += identity_pairs(train, args.seed)
+        train += identity_pairs(train, args.seed, frames=args.identity_frames)
     if args.swap_aug:
         train += swap_pairs(train, args.seed)
     if args.cross_neg:
