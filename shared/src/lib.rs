@@ -26,6 +26,7 @@ pub mod embed;
 pub mod error;
 pub mod eval;
 pub mod nli;
+pub mod plans;
 pub mod quote;
 pub mod rank;
 pub mod report;

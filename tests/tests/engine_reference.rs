@@ -229,6 +229,23 @@ fn default_minilm_model_matches_onnxruntime_and_python_tokenizers() {
         engine.folded_constants() >= 1,
         "the dequantised embedding table was not folded into a constant"
     );
+    // One plan per batch size: batches of 8 pairs padded to different lengths share it.
+    let texts = [
+        "Short.",
+        "A somewhat longer premise with a few more words in it.",
+        &"word ".repeat(60),
+    ];
+    for t in texts {
+        let pairs = vec![
+            NliPair {
+                premise: t,
+                hypothesis: "The model is evaluated."
+            };
+            8
+        ];
+        engine.logits(&engine.encode(&pairs).unwrap()).unwrap();
+    }
+    assert_eq!(engine.plans_cached(), 1, "one plan per batch size");
     // Weight-only int8: activations stay f32, so engines agree to float rounding.
     let (max_diff, _) = check_model(&dir, spec);
     assert!(

@@ -6,13 +6,11 @@
 pub mod graph;
 pub mod safetensors;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 use tract_onnx::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::plans::PlanCache;
 use graph::BertConfig;
 use safetensors::SafeTensors;
 
@@ -22,9 +20,6 @@ pub const MAX_TOKENS: usize = 256;
 pub const BATCH: usize = 16;
 /// Sequence lengths are rounded up to a multiple of this (few shapes, hence few plans).
 const SEQ_BUCKET: usize = 8;
-const MAX_PLANS: usize = 24;
-
-type Plan = Arc<TypedRunnableModel>;
 
 fn tract_err(context: &str) -> impl Fn(TractError) -> Error + '_ {
     move |e| Error::model(format!("{context}: {e:#}"))
@@ -34,11 +29,10 @@ fn tract_err(context: &str) -> impl Fn(TractError) -> Error + '_ {
 pub struct TractEmbedder {
     tokenizer: Tokenizer,
     model: TypedModel,
-    batch_sym: Symbol,
     hidden: usize,
     max_tokens: usize,
     sha256: String,
-    plans: Mutex<HashMap<usize, Plan>>,
+    plans: PlanCache,
 }
 
 /// Token ids and mask of one batch, padded to `seq`.
@@ -93,11 +87,10 @@ impl TractEmbedder {
         Ok(TractEmbedder {
             tokenizer,
             model,
-            batch_sym,
+            plans: PlanCache::new(Some(batch_sym)),
             hidden: config.hidden_size,
             max_tokens,
             sha256,
-            plans: Mutex::new(HashMap::new()),
         })
     }
 
@@ -124,28 +117,6 @@ impl TractEmbedder {
         Ok(e.get_ids().to_vec())
     }
 
-    /// One plan per batch size; the sequence length stays symbolic (as in the NLI engine: as fast,
-    /// and no optimisation per new length).
-    fn plan(&self, rows: usize) -> Result<Plan> {
-        if let Some(p) = self.plans.lock().expect("plan cache lock").get(&rows) {
-            return Ok(p.clone());
-        }
-        let mut subs = HashMap::new();
-        subs.insert(self.batch_sym.clone(), TDim::Val(rows as i64));
-        let plan = self
-            .model
-            .set_symbols(&subs)
-            .and_then(|m| m.into_optimized())
-            .and_then(|m| m.into_runnable())
-            .map_err(tract_err("optimising the encoder graph"))?;
-        let mut cache = self.plans.lock().expect("plan cache lock");
-        if cache.len() >= MAX_PLANS {
-            cache.clear();
-        }
-        cache.insert(rows, plan.clone());
-        Ok(plan)
-    }
-
     fn encode(&self, ids: &[&Vec<u32>]) -> Encoded {
         let longest = ids.iter().map(|v| v.len()).max().unwrap_or(1).max(1);
         let seq = longest.div_ceil(SEQ_BUCKET) * SEQ_BUCKET;
@@ -166,7 +137,10 @@ impl TractEmbedder {
     }
 
     fn run(&self, e: &Encoded) -> Result<Vec<Vec<f32>>> {
-        let plan = self.plan(e.rows)?;
+        let plan = self
+            .plans
+            .get(&self.model, e.rows)
+            .map_err(tract_err("optimising the encoder graph"))?;
         let shape = (e.rows, e.seq);
         let ids = tract_ndarray::Array2::from_shape_vec(shape, e.ids.clone())
             .map_err(|x| Error::model(format!("input shape: {x}")))?;

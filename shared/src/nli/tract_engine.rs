@@ -3,20 +3,14 @@
 //!
 //! Shapes: graphs come either fully dynamic (`[batch, seq]`) or with a fixed sequence length
 //! (e.g. `[batch, 160]`). Dynamic graphs are padded to the longest pair of each batch; fixed ones
-//! to the graph's length. Each batch size gets its own optimised plan, built on first use from the
-//! decluttered model and cached; the sequence length stays symbolic in it. Measured on the default
-//! model (scripts/bench.sh): a plan with a symbolic length runs as fast as one per concrete length,
-//! and a review no longer pays an optimisation for every new length it brings (about a tenth of a
-//! second each natively, more in wasm). The batch size is concrete: symbolic batches ran ~3× slower.
-
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+//! to the graph's length. Plans: one per batch size ([`crate::plans`]).
 
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 use tract_onnx::prelude::*;
 
 use super::{softmax, ModelSpec, NliPair, NliScorer};
 use crate::error::{Error, Result};
+use crate::plans::PlanCache;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -24,8 +18,6 @@ enum Role {
     Mask,
     TypeIds,
 }
-
-type Plan = Arc<TypedRunnableModel>;
 
 /// Sequence lengths of dynamic graphs are rounded up to a multiple of this. Measured on real
 /// reviews (scripts/bench.sh): 8 beats 32 (less padding); with a symbolic length in the plan, 1 and
@@ -35,19 +27,14 @@ pub const SEQ_BUCKET: usize = 8;
 /// Largest constant [`fold_constants`] materialises (the f32 word-embedding table is 47 MB).
 const FOLD_LIMIT: usize = 256 << 20;
 
-/// Most plans kept at once (one per batch size in practice); beyond this the cache is cleared.
-const MAX_PLANS: usize = 24;
-
 pub struct TractNli {
     spec: ModelSpec,
     sha256: String,
     tokenizer: Tokenizer,
     model: TypedModel,
     roles: Vec<Role>,
-    batch_sym: Option<Symbol>,
-    seq_sym: Option<Symbol>,
     fixed_len: Option<usize>,
-    plans: Mutex<HashMap<(usize, usize), Plan>>,
+    plans: PlanCache,
     batch_size: usize,
     threads: usize,
     folded: usize,
@@ -86,7 +73,6 @@ impl TractNli {
 
         let mut roles = Vec::new();
         let mut batch_sym = None;
-        let mut seq_sym = None;
         let mut fixed_len = None;
         for (ix, outlet) in model
             .input_outlets()
@@ -121,7 +107,7 @@ impl TractNli {
                 other => return Err(Error::model(format!("unsupported batch dimension {other}"))),
             }
             match &dims[1] {
-                TDim::Sym(s) => seq_sym = Some(s.clone()),
+                TDim::Sym(_) => {}
                 TDim::Val(v) => fixed_len = Some(*v as usize),
                 other => {
                     return Err(Error::model(format!(
@@ -157,10 +143,8 @@ impl TractNli {
             tokenizer,
             model,
             roles,
-            batch_sym,
-            seq_sym,
             fixed_len,
-            plans: Mutex::new(HashMap::new()),
+            plans: PlanCache::new(batch_sym),
             batch_size: 8,
             threads: 1,
             folded,
@@ -180,6 +164,11 @@ impl TractNli {
     /// (see [`fold_constants`]).
     pub fn folded_constants(&self) -> usize {
         self.folded
+    }
+
+    /// How many optimised plans are cached (one per batch size seen).
+    pub fn plans_cached(&self) -> usize {
+        self.plans.len()
     }
 
     /// The graph's fixed sequence length, if it has one.
@@ -321,36 +310,15 @@ impl TractNli {
         Ok(())
     }
 
-    fn plan(&self, rows: usize, seq: usize) -> Result<Plan> {
-        // A fixed-length graph has no sequence symbol: its length is part of the graph already.
-        let key = (rows, if self.seq_sym.is_some() { 0 } else { seq });
-        if let Some(p) = self.plans.lock().expect("plan cache lock").get(&key) {
-            return Ok(p.clone());
-        }
-        let mut subs = HashMap::new();
-        if let Some(s) = &self.batch_sym {
-            subs.insert(s.clone(), TDim::Val(rows as i64));
-        }
-        let plan = self
-            .model
-            .set_symbols(&subs)
-            .and_then(|m| m.into_optimized())
-            .and_then(|m| m.into_runnable())
-            .map_err(tract_err("optimising the graph"))?;
-        let mut cache = self.plans.lock().expect("plan cache lock");
-        if cache.len() >= MAX_PLANS {
-            cache.clear();
-        }
-        cache.insert(key, plan.clone());
-        Ok(plan)
-    }
-
     /// Run the graph on already-encoded tensors; returns one row of raw logits per pair.
     pub fn logits(&self, batch: &EncodedBatch) -> Result<Vec<Vec<f32>>> {
         if batch.rows == 0 {
             return Ok(Vec::new());
         }
-        let plan = self.plan(batch.rows, batch.seq)?;
+        let plan = self
+            .plans
+            .get(&self.model, batch.rows)
+            .map_err(tract_err("optimising the graph"))?;
         let shape = (batch.rows, batch.seq);
         let mut inputs: TVec<TValue> = tvec![];
         for role in &self.roles {

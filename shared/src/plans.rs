@@ -1,0 +1,62 @@
+//! Optimised tract plans, one per batch size, built on first use and cached. Shared by the NLI
+//! engine and the sentence embedder.
+//!
+//! The batch size is made concrete (symbolic batches ran ~3× slower); the sequence length, when the
+//! graph has one, stays symbolic. Measured on the default model (scripts/bench.sh): a plan with a
+//! symbolic length runs as fast as one per concrete length, and a review no longer pays an
+//! optimisation for every new padded length it brings.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tract_onnx::prelude::*;
+
+pub type Plan = Arc<TypedRunnableModel>;
+
+/// Most plans kept at once (one per batch size in practice); beyond this the cache is cleared.
+const MAX_PLANS: usize = 24;
+
+pub struct PlanCache {
+    batch_sym: Option<Symbol>,
+    plans: Mutex<HashMap<usize, Plan>>,
+}
+
+impl PlanCache {
+    /// `batch_sym`: the graph's batch symbol, or `None` for a graph with a fixed batch size.
+    pub fn new(batch_sym: Option<Symbol>) -> PlanCache {
+        PlanCache {
+            batch_sym,
+            plans: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The plan of `model` for batches of `rows`.
+    pub fn get(&self, model: &TypedModel, rows: usize) -> TractResult<Plan> {
+        if let Some(p) = self.plans.lock().expect("plan cache lock").get(&rows) {
+            return Ok(p.clone());
+        }
+        let mut subs = HashMap::new();
+        if let Some(s) = &self.batch_sym {
+            subs.insert(s.clone(), TDim::Val(rows as i64));
+        }
+        let plan = model
+            .set_symbols(&subs)
+            .and_then(|m| m.into_optimized())
+            .and_then(|m| m.into_runnable())?;
+        let mut cache = self.plans.lock().expect("plan cache lock");
+        if cache.len() >= MAX_PLANS {
+            cache.clear();
+        }
+        cache.insert(rows, plan.clone());
+        Ok(plan)
+    }
+
+    /// How many plans are cached.
+    pub fn len(&self) -> usize {
+        self.plans.lock().expect("plan cache lock").len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
