@@ -30,10 +30,9 @@ def main():
     ap.add_argument("--out", default="models/semtrace-nli-minilm")
     ap.add_argument("--max-drop", type=float, default=0.01)
     ap.add_argument("--ckpts", nargs="*", default=["stage1=training/checkpoints/last.pt",
-                                                   "stage2=training/checkpoints/stage2/last.pt"],
+                                                   "stage2=training/checkpoints/stage2-frames/last.pt"],
                     help="name=last.pt whose logged dev history goes into metrics.json")
-    ap.add_argument("--extra", nargs="*", default=["per_tensor_int8_experiment_eval_bs32=training/work/stage2/metrics.json",
-                             "per_channel_eval_bs32=training/work/metrics_bs32.json"],
+    ap.add_argument("--extra", nargs="*", default=[],
                     help="name=metrics.json of side experiments to record (if present)")
     args = ap.parse_args()
 
@@ -115,8 +114,9 @@ def main():
                      "(paper propositions vs peer-review windows, 3-way cross-entropy) plus GLUE RTE train "
                      "(2-way loss on P(entailment) vs P(neutral)+P(contradiction)); no SICK; 2 epochs, "
                      "AdamW lr 5e-5, batch 32, linear warmup 8% / decay, word embeddings frozen, bf16 autocast on CPU; "
-                     "checkpoint selected on in-domain dev (mean of accuracy and entailment F1); then stage 2: 1 more epoch "
-                     "on in-domain train only, lr 2e-5, 5% warmup. "
+                     "checkpoint selected on in-domain dev (mean of accuracy and entailment F1); then stage 2: 2 more epochs "
+                     "on in-domain train plus verbatim-statement entailments (alone and framed by generic reviewer "
+                     "sentences), lr 3e-5, 5% warmup, checkpoint selected the same way. "
                      "See training/README.md."),
     }
     with open(os.path.join(args.out, "config.json"), "w") as f:

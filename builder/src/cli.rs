@@ -506,6 +506,12 @@ pub struct BenchArgs {
     /// Print a JSON summary instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Fast decoder (--agreement): windows per fact scored first, by BM25 rank.
+    #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().top)]
+    pub fast_top: usize,
+    /// Fast decoder (--agreement): further windows per fact for positions not found absent.
+    #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().extend)]
+    pub fast_extend: usize,
 }
 
 #[derive(Args, Debug)]

@@ -76,6 +76,10 @@ fn reviews_by_paper(path: &Path) -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
+/// Part of the exhaustive cache's key besides model, bundle and review: bump it whenever the
+/// engine or the exhaustive decoder changes what they compute, so stale reports are not reused.
+const EXHAUSTIVE_CACHE_REVISION: &str = "engine-2";
+
 /// Exhaustive report, from the cache when it has it.
 fn exhaustive_cached(
     cache: Option<&Path>,
@@ -85,7 +89,12 @@ fn exhaustive_cached(
     check: &semtrace_core::report::ModelCheck,
 ) -> Result<(semtrace_core::report::Report, Option<f64>)> {
     let key = semtrace_core::sha256_hex(
-        format!("{}\n{}\n{review}", engine.sha256(), bundle.to_json_pretty()).as_bytes(),
+        format!(
+            "{EXHAUSTIVE_CACHE_REVISION}\n{}\n{}\n{review}",
+            engine.sha256(),
+            bundle.to_json_pretty()
+        )
+        .as_bytes(),
     );
     let file = cache.map(|c| c.join(format!("{key}.json")));
     if let Some(f) = &file {
@@ -150,7 +159,10 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
             bundle,
             engine,
             check.clone(),
-            semtrace_core::detect::FastOptions::default(),
+            semtrace_core::detect::FastOptions {
+                top: a.fast_top,
+                extend: a.fast_extend,
+            },
             &mut |_, _| {},
         )?;
         let fast_secs = t.elapsed().as_secs_f64();
@@ -197,6 +209,7 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let summary = serde_json::json!({
         "model": engine.spec().name, "threads": engine.threads(), "jobs": jobs.len(),
+        "fast_top": a.fast_top, "fast_extend": a.fast_extend,
         "positions": pos_total, "positions_agree": pos_same,
         "position_agreement": pos_same as f64 / pos_total.max(1) as f64,
         "decided_positions_exhaustive": present,
