@@ -229,6 +229,13 @@ fn default_minilm_model_matches_onnxruntime_and_python_tokenizers() {
         engine.folded_constants() >= 1,
         "the dequantised embedding table was not folded into a constant"
     );
+    // Each layer's attention-mask add runs as the vectorised MaskRowAdd, not tract's generic add;
+    // check_model below shows it changes nothing beyond float rounding.
+    assert_eq!(
+        engine.mask_adds(),
+        6,
+        "one mask add per layer of the 6-layer model"
+    );
     // One plan per batch size: batches of 8 pairs padded to different lengths share it.
     let texts = [
         "Short.",

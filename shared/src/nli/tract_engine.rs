@@ -38,6 +38,7 @@ pub struct TractNli {
     batch_size: usize,
     threads: usize,
     folded: usize,
+    mask_adds: usize,
 }
 
 /// Token tensors for one batch, exactly as fed to the graph (row-major, `rows × seq`).
@@ -70,6 +71,8 @@ impl TractNli {
             .map_err(tract_err("the ONNX graph cannot be typed"))?;
         let folded =
             fold_constants(&mut model).map_err(tract_err("folding the graph's constants"))?;
+        let mask_adds = super::mask_add::rewrite_mask_adds(&mut model)
+            .map_err(tract_err("rewriting the attention-mask adds"))?;
 
         let mut roles = Vec::new();
         let mut batch_sym = None;
@@ -107,7 +110,8 @@ impl TractNli {
                 other => return Err(Error::model(format!("unsupported batch dimension {other}"))),
             }
             match &dims[1] {
-                TDim::Sym(_) => {}
+                TDim::Sym(s) => crate::plans::assume_positive(&model, s)
+                    .map_err(tract_err("sequence length assertion"))?,
                 TDim::Val(v) => fixed_len = Some(*v as usize),
                 other => {
                     return Err(Error::model(format!(
@@ -148,6 +152,7 @@ impl TractNli {
             batch_size: 8,
             threads: 1,
             folded,
+            mask_adds,
         })
     }
 
@@ -164,6 +169,11 @@ impl TractNli {
     /// (see [`fold_constants`]).
     pub fn folded_constants(&self) -> usize {
         self.folded
+    }
+
+    /// How many attention-mask adds run as [`super::mask_add::MaskRowAdd`] (see there).
+    pub fn mask_adds(&self) -> usize {
+        self.mask_adds
     }
 
     /// How many optimised plans are cached (one per batch size seen).
