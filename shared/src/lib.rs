@@ -25,6 +25,7 @@ pub mod detect;
 pub mod embed;
 pub mod error;
 pub mod eval;
+mod mask_add;
 pub mod nli;
 pub mod plans;
 pub mod quote;

@@ -64,9 +64,6 @@ impl TractEmbedder {
             .into_typed()
             .and_then(|m| m.into_decluttered())
             .map_err(tract_err("the encoder graph cannot be typed"))?;
-        // Same attention-mask add as the NLI cross-encoder's (see nli::mask_add).
-        crate::nli::mask_add::rewrite_mask_adds(&mut model)
-            .map_err(tract_err("rewriting the attention-mask adds"))?;
         let fact = model.input_fact(0).map_err(tract_err("input fact"))?;
         let dims = fact.shape.dims();
         let (Some(TDim::Sym(batch_sym)), Some(TDim::Sym(seq_sym))) = (dims.first(), dims.get(1))
@@ -75,9 +72,9 @@ impl TractEmbedder {
                 "the encoder graph lost its symbolic input shape",
             ));
         };
-        crate::plans::assume_positive(&model, seq_sym)
-            .map_err(tract_err("sequence length assertion"))?;
-        let batch_sym = batch_sym.clone();
+        let (batch_sym, seq_sym) = (batch_sym.clone(), seq_sym.clone());
+        crate::plans::prepare(&mut model, Some(&seq_sym))
+            .map_err(tract_err("preparing the encoder graph for its plans"))?;
         let mut tokenizer = Tokenizer::from_bytes(tokenizer_json)
             .map_err(|e| Error::model(format!("tokenizer.json cannot be read: {e}")))?;
         let max_tokens = MAX_TOKENS.min(config.max_position_embeddings);

@@ -1,6 +1,5 @@
 //! Natural-language inference: the scorer abstraction and the real tract-onnx engine.
 
-pub(crate) mod mask_add;
 mod spec;
 mod stand_in;
 mod tract_engine;

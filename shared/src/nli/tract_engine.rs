@@ -71,11 +71,10 @@ impl TractNli {
             .map_err(tract_err("the ONNX graph cannot be typed"))?;
         let folded =
             fold_constants(&mut model).map_err(tract_err("folding the graph's constants"))?;
-        let mask_adds = super::mask_add::rewrite_mask_adds(&mut model)
-            .map_err(tract_err("rewriting the attention-mask adds"))?;
 
         let mut roles = Vec::new();
         let mut batch_sym = None;
+        let mut seq_sym = None;
         let mut fixed_len = None;
         for (ix, outlet) in model
             .input_outlets()
@@ -110,8 +109,7 @@ impl TractNli {
                 other => return Err(Error::model(format!("unsupported batch dimension {other}"))),
             }
             match &dims[1] {
-                TDim::Sym(s) => crate::plans::assume_positive(&model, s)
-                    .map_err(tract_err("sequence length assertion"))?,
+                TDim::Sym(s) => seq_sym = Some(s.clone()),
                 TDim::Val(v) => fixed_len = Some(*v as usize),
                 other => {
                     return Err(Error::model(format!(
@@ -125,6 +123,8 @@ impl TractNli {
                 "the graph lacks input_ids or attention_mask inputs",
             ));
         }
+        let mask_adds = crate::plans::prepare(&mut model, seq_sym.as_ref())
+            .map_err(tract_err("preparing the graph for its plans"))?;
         let outputs = model.output_outlets().map_err(tract_err("outputs"))?;
         if outputs.is_empty() {
             return Err(Error::model("the graph has no output"));
@@ -171,7 +171,7 @@ impl TractNli {
         self.folded
     }
 
-    /// How many attention-mask adds run as [`super::mask_add::MaskRowAdd`] (see there).
+    /// How many attention-mask adds run as `MaskRowAdd` ([`crate::plans::prepare`]) (see there).
     pub fn mask_adds(&self) -> usize {
         self.mask_adds
     }
