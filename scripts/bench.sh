@@ -3,18 +3,22 @@
 #  - engine pairs/s, tract vs onnxruntime: same graph, same pairs, same length-sorted batches,
 #    1 thread and all cores;
 #  - the exhaustive decoder's wall time per real review (24 facts x all windows, all cores);
-#  - fast vs exhaustive decoder: per-position and verdict agreement over real reviews against the
-#    sample bundle (another paper) and against bundles built offline from their own papers, and
-#    the fast decoder's latency. Exhaustive reports are cached under target/bench/cache.
+#  - fast vs exhaustive decoder: per-position and verdict agreement over real reviews, each against
+#    the bundle built offline from its own paper and against the bundle of another paper (so both
+#    present and absent facts occur), and the fast decoder's latency. Exhaustive reports are cached
+#    under target/bench/cache, built bundles under target/bench/own (delete both when the model
+#    changes: the cache key has the model's SHA, the bundles do not).
 # Usage: scripts/bench.sh [MODEL_DIR] [BUNDLE] [REVIEWS.jsonl] [N_REVIEWS] [N_AGREEMENT] [N_OWN_PAPERS]
+#   BUNDLE: the engine-throughput bundle; N_REVIEWS: reviews timed exhaustively; N_AGREEMENT: reviews
+#   in the agreement run (default all); N_OWN_PAPERS: papers built into bundles (default all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODEL=${1:-models/semtrace-nli-minilm}
 BUNDLE=${2:-tests/fixtures/sample-bundle.json}
 REVIEWS=${3:-../shared/corpus/reviews/neurips2025-dev.jsonl}
 N=${4:-5}
-NA=${5:-40}
-NOWN=${6:-4}
+NA=${5:-100000}
+NOWN=${6:-100000}
 THREADS=$(nproc)
 scripts/setup-test-env.sh >/dev/null
 cargo build --release -q -p semtrace
@@ -34,15 +38,17 @@ for line in list(open(path))[:n]:
     with open(os.path.join(out, d["id"] + ".md"), "w") as f:
         f.write("# " + d["title"] + "\n\n" + d["paper_text"])
 PY
+n=0; total=$(ls $OUT/own/*.md | wc -l)
 for md in $OUT/own/*.md; do
-  id=$(basename "$md" .md)
+  id=$(basename "$md" .md); n=$((n + 1))
   [ -f "$OUT/own/$id.json" ] && continue
+  echo "building bundle $n/$total ($id)" >&2
   # A paper whose build fails (too few facts) just has no own bundle.
   $S build "$md" --out "$OUT/own/$id" --model "$MODEL" --embedder target/test-env/models/all-minilm-l6-v2 \
       --quiet --force >/dev/null 2>&1 && cp "$OUT/own/$id/bundle.json" "$OUT/own/$id.json" || true
 done
-$S bench --agreement --model "$MODEL" --bundle "$BUNDLE" --reviews "$REVIEWS" --limit "$NA" \
-  --own-bundles $OUT/own --cache $OUT/cache --json > $OUT/agreement.json
+$S bench --agreement --model "$MODEL" --reviews "$REVIEWS" --limit "$NA" \
+  --own-bundles $OUT/own --other-bundles --cache $OUT/cache --json > $OUT/agreement.json
 
 target/test-env/venv/bin/python - $OUT/tract.json $OUT/ort1.json $OUT/ortN.json $OUT/agreement.json <<'PY'
 import json, sys
@@ -59,4 +65,6 @@ print(f"| exhaustive decoder, mean of {len(t['reviews'])} reviews | {t['mean_rev
 print(f"| fast decoder, {a['jobs']} review x bundle runs | mean {a['fast_mean_s']:.2f} s, median {a['fast_median_s']:.2f} s, max {a['fast_max_s']:.2f} s; {a['pairs_fast']} pairs vs {a['pairs_exhaustive']} |")
 print(f"| fast vs exhaustive, positions | {a['positions_agree']}/{a['positions']} agree ({100 * a['position_agreement']:.2f}%; {a['decided_positions_exhaustive']} decided by exhaustive) |")
 print(f"| fast vs exhaustive, verdicts | {a['verdicts_agree']}/{a['jobs']} agree |")
+for k, v in a["by_bundle_kind"].items():
+    print(f"| … against {k} papers' bundles | {v['positions_agree']}/{v['positions']} positions, {v['verdicts_agree']}/{v['runs']} verdicts |")
 PY

@@ -30,7 +30,7 @@ def main():
     ap.add_argument("--out", default="models/semtrace-nli-minilm")
     ap.add_argument("--max-drop", type=float, default=0.01)
     ap.add_argument("--ckpts", nargs="*", default=["stage1=training/checkpoints/last.pt",
-                                                   "stage2=training/checkpoints/stage2-frames/last.pt"],
+                                                   "stage2=training/checkpoints/stage2-generic/last.pt"],
                     help="name=last.pt whose logged dev history goes into metrics.json")
     ap.add_argument("--extra", nargs="*", default=[],
                     help="name=metrics.json of side experiments to record (if present)")
@@ -116,7 +116,8 @@ def main():
                      "AdamW lr 5e-5, batch 32, linear warmup 8% / decay, word embeddings frozen, bf16 autocast on CPU; "
                      "checkpoint selected on in-domain dev (mean of accuracy and entailment F1); then stage 2: 2 more epochs "
                      "on in-domain train plus verbatim-statement entailments (alone and framed by generic reviewer "
-                     "sentences), lr 3e-5, 5% warmup, checkpoint selected the same way. "
+                     "sentences) and one neutral pair per proposition with a generic review window of another "
+                     "paper (mined with the stage-1 model), lr 3e-5, 5% warmup, checkpoint selected the same way. "
                      "See training/README.md."),
     }
     with open(os.path.join(args.out, "config.json"), "w") as f:

@@ -103,7 +103,7 @@ def predict(model, exs, bs=64):
     for s in range(0, len(order), bs):
         b = order[s:s + bs]
         ids, am, tt, *_ = collate([exs[i] for i in b])
-        p = F.softmax(model(ids, am, tt), dim=-1).numpy()
+        p = F.softmax(model(ids, am, tt).float(), dim=-1).numpy()
         probs[b] = p
     model.train()
     return probs
@@ -224,6 +224,45 @@ def swap_pairs(train, seed):
     return out
 
 
+def generic_negatives(model, tok, train, seed, per_hyp, probes=4, top_share=0.05):
+    """Neutral pairs of each proposition with the *generic* review windows of other papers:
+    windows that the starting model reads as entailing random unrelated propositions ("The paper is
+    clear and well written. ..." -> 0.97 for a training-time fact). Such windows are what makes the
+    exhaustive decoder find a fact in a review of another paper. Mining: every natural train window
+    is scored (bf16) against `probes` propositions of other papers; the `top_share` with the highest
+    mean P(entailment) form the pool. Seeded."""
+    rng = random.Random(seed + 3)
+    wins = sorted({(e["premise"], e["paper_id"]) for e in train
+                   if e["src"] == "indomain" and e["kind"] == "natural"})
+    hyps = sorted({(e["hypothesis"], e["paper_id"]) for e in train
+                   if e["src"] == "indomain" and e["kind"] not in ("identity", "cross", "generic")})
+    probe = []
+    for w, pid in wins:
+        others = [h for h in rng.sample(hyps, probes * 2) if h[1] != pid][:probes]
+        probe += [dict(premise=w, hypothesis=h, label=1, binary=0, win=(w, pid)) for h, _ in others]
+    encode_all(tok, probe)
+    t = time.time()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        p = predict(model, probe)[:, ENTAIL]
+    score = {}
+    for e, v in zip(probe, p):
+        score.setdefault(e["win"], []).append(float(v))
+    ranked = sorted(score, key=lambda k: -np.mean(score[k]))
+    pool = ranked[:max(1, int(len(ranked) * top_share))]
+    out = []
+    for h, pid in hyps:
+        cands = [w for w, wp in pool if wp != pid]
+        for w in rng.sample(cands, per_hyp):
+            out.append(dict(premise=w, hypothesis=h, label=LABEL2ID["neutral"], binary=0, src="indomain",
+                            kind="generic", item_id="generic", paper_id=pid))
+    print(f"generic-window negatives: {len(probe)} probe pairs scored in {time.time() - t:.0f}s; pool of "
+          f"{len(pool)} windows (mean probe P(ent) {np.mean([np.mean(score[k]) for k in pool]):.2f}, "
+          f"all windows {np.mean(p):.3f}); {len(out)} neutral pairs", flush=True)
+    for w, _ in pool[:3]:
+        print(f"  e.g. {w[:110]!r}", flush=True)
+    return out
+
+
 def spurious_rate(model, tok, exs, seed):
     """Share of cross-paper (proposition, window) pairs of dev with p(entailment) >= 0.52, the
     decoder's threshold: how often an unrelated window would count as mentioning a fact."""
@@ -279,6 +318,9 @@ def main():
                          "paraphrase premise or of the proposition itself")
     ap.add_argument("--cross-neg", type=int, default=0,
                     help="neutral pairs per proposition with windows of other papers' reviews")
+    ap.add_argument("--generic-neg", type=int, default=0,
+                    help="neutral pairs per proposition with other papers' generic review windows, mined "
+                         "with the starting model (use with --init)")
     ap.add_argument("--sick", action="store_true", help="add SICK TRAIN+TRIAL (CC BY-NC-SA) to training")
     ap.add_argument("--save-every", type=int, default=100)
     ap.add_argument("--eval-every", type=int, default=0, help="steps; 0 = twice per epoch")
@@ -325,6 +367,11 @@ def main():
     if args.init:
         model.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=False)["model"])
         print(f"initialised from {args.init}", flush=True)
+    if args.generic_neg:
+        gen = generic_negatives(model, tok, train, args.seed, args.generic_neg)
+        encode_all(tok, gen)
+        train += gen
+        print(f"train examples with generic negatives {len(train)}", flush=True)
     model.train()
     if args.freeze_word_emb:
         model.bert.embeddings.word_embeddings.weight.requires_grad_(False)

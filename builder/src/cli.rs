@@ -476,16 +476,22 @@ pub struct ImportArgs {
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Bundle whose facts are scored (repeat for more bundles in --agreement).
-    #[arg(long, short = 'b', required = true)]
+    /// Bundle whose facts are scored (repeat for more bundles in --agreement; optional there when
+    /// --own-bundles is given).
+    #[arg(long, short = 'b', required_unless_present = "own_bundles")]
     pub bundle: Vec<PathBuf>,
     /// Fast vs exhaustive decoder on every review × every bundle (plus, with --own-bundles, each
     /// review against its own paper's bundle): per-position and verdict agreement, latencies.
     #[arg(long)]
     pub agreement: bool,
-    /// Directory of bundles named <paper id>.json, for reviews of a corpus JSONL (--agreement).
+    /// Directory of bundles named <paper id>.json, for reviews of a corpus JSONL (--agreement):
+    /// each review is also decoded against its own paper's bundle.
     #[arg(long)]
     pub own_bundles: Option<PathBuf>,
+    /// With --own-bundles: each review is also decoded against the bundle of another paper (the
+    /// next paper in file order that has one), so that absent facts are measured on built bundles.
+    #[arg(long, requires = "own_bundles")]
+    pub other_bundles: bool,
     /// Cache of exhaustive reports (they take seconds to minutes each), keyed by model, bundle and review.
     #[arg(long)]
     pub cache: Option<PathBuf>,
@@ -496,7 +502,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3)]
     pub limit: usize,
     /// Pairs for the engine throughput figure.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = at_least_one)]
     pub pairs: usize,
     #[command(flatten)]
     pub model: ModelArgs,
@@ -577,4 +583,13 @@ pub struct BuildArgs {
     /// No progress bars.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// A count that must be positive (a zero-pair throughput figure would read as a measurement).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }

@@ -105,13 +105,51 @@ fn exhaustive_cached(
         }
     }
     let t = Instant::now();
-    let r = detect(review, bundle, engine, check.clone(), &mut |_, _| {})?;
+    let rec = Recording {
+        inner: engine,
+        seen: Default::default(),
+    };
+    let r = detect(review, bundle, &rec, check.clone(), &mut |_, _| {})?;
     let secs = t.elapsed().as_secs_f64();
     if let Some(f) = &file {
         fs::create_dir_all(f.parent().unwrap())?;
         crate::atomic::write_atomic(f, serde_json::to_string(&r)?.as_bytes())?;
+        // Every (window, fact) probability beside the report, so that pruning strategies can be
+        // replayed offline against the exhaustive decisions without running the model again.
+        let probs = serde_json::json!({
+            "windows": r.windows.iter().map(|w| &w.text).collect::<Vec<_>>(),
+            "facts": bundle.positions.iter().flat_map(|p| p.facts.iter().map(|f| &f.text)).collect::<Vec<_>>(),
+            "pairs": rec.seen.into_inner(),
+        });
+        crate::atomic::write_atomic(
+            &f.with_extension("probs.json"),
+            serde_json::to_string(&probs)?.as_bytes(),
+        )?;
     }
     Ok((r, Some(secs)))
+}
+
+/// Passes pairs to the engine and keeps (premise, hypothesis, P(entailment)) of each.
+struct Recording<'a> {
+    inner: &'a semtrace_core::nli::TractNli,
+    seen: std::cell::RefCell<Vec<(String, String, f32)>>,
+}
+
+impl NliScorer for Recording<'_> {
+    fn entailment(&self, pairs: &[NliPair<'_>]) -> semtrace_core::Result<Vec<f32>> {
+        let p = self.inner.entailment(pairs)?;
+        self.seen.borrow_mut().extend(
+            pairs
+                .iter()
+                .zip(&p)
+                .map(|(q, &v)| (q.premise.to_string(), q.hypothesis.to_string(), v)),
+        );
+        Ok(p)
+    }
+
+    fn preferred_batch(&self) -> usize {
+        self.inner.preferred_batch()
+    }
 }
 
 fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32> {
@@ -128,23 +166,45 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
             .map(|r| (String::new(), r))
             .collect()
     };
+    // Papers with a built bundle, in file order (each read once).
+    let mut built: Vec<(String, String, Bundle)> = Vec::new();
+    if let Some(dir) = &a.own_bundles {
+        for (paper, _) in &reviews {
+            let p = dir.join(format!("{paper}.json"));
+            if !built.iter().any(|(id, _, _)| id == paper) && p.is_file() {
+                built.push((paper.clone(), p.display().to_string(), read_bundle(&p)?));
+            }
+        }
+    }
     let mut jobs: Vec<(usize, String, Bundle)> = Vec::new();
     for (i, (paper, _)) in reviews.iter().enumerate().take(a.limit) {
-        if let Some(dir) = &a.own_bundles {
-            let p = dir.join(format!("{paper}.json"));
-            if p.is_file() {
-                jobs.push((i, format!("own {}", p.display()), read_bundle(&p)?));
-            }
+        let own = built.iter().position(|(id, _, _)| id == paper);
+        if let Some(k) = own {
+            jobs.push((i, format!("own {}", built[k].1), built[k].2.clone()));
+        }
+        if a.other_bundles && built.len() > 1 {
+            // The next built paper after this one (after the first, if the review's paper has none).
+            let k = own.map_or(0, |k| (k + 1) % built.len());
+            jobs.push((i, format!("other {}", built[k].1), built[k].2.clone()));
         }
         for (name, b) in &bundles {
             jobs.push((i, name.clone(), b.clone()));
         }
+    }
+    if jobs.is_empty() {
+        return Err(InputError(format!(
+            "no review x bundle runs: no reviews in {}, or no bundle for them",
+            a.reviews.display()
+        ))
+        .into());
     }
     let (mut pos_same, mut pos_total, mut verdict_same) = (0usize, 0usize, 0usize);
     let (mut t_fast, mut t_exh, mut n_exh_timed) = (Vec::new(), 0.0f64, 0usize);
     let (mut pairs_fast, mut pairs_exh) = (0usize, 0usize);
     let mut present = 0usize;
     let mut rows = Vec::new();
+    // Per bundle kind ("own", "other", or the given bundles): (runs, positions, agree, verdicts agree).
+    let mut by_kind: std::collections::BTreeMap<&str, [usize; 4]> = Default::default();
     for (n, (i, bname, bundle)) in jobs.iter().enumerate() {
         let review = &reviews[*i].1;
         let check = check_model(bundle, &engine.spec().name, engine.sha256(), true)?;
@@ -177,6 +237,15 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
         pos_same += same;
         pos_total += exh.positions.len();
         verdict_same += usize::from(exh.verdict == fast.verdict);
+        let kind = match bname.split_once(' ') {
+            Some((k @ ("own" | "other"), _)) => k,
+            _ => "given",
+        };
+        let e = by_kind.entry(kind).or_default();
+        e[0] += 1;
+        e[1] += exh.positions.len();
+        e[2] += same;
+        e[3] += usize::from(exh.verdict == fast.verdict);
         pairs_fast += fast.pairs_scored;
         pairs_exh += exh.pairs_scored;
         let diffs: Vec<_> = exh
@@ -217,6 +286,9 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
         "fast_mean_s": mean(&t_fast), "fast_median_s": t_fast.get(t_fast.len() / 2),
         "fast_max_s": t_fast.last(), "exhaustive_mean_s": (n_exh_timed > 0).then(|| t_exh / n_exh_timed as f64),
         "pairs_fast": pairs_fast, "pairs_exhaustive": pairs_exh,
+        "by_bundle_kind": by_kind.iter().map(|(k, v)| (k.to_string(), serde_json::json!({
+            "runs": v[0], "positions": v[1], "positions_agree": v[2], "verdicts_agree": v[3]})))
+            .collect::<serde_json::Map<_, _>>(),
         "rows": rows,
     });
     if a.json {
@@ -227,6 +299,12 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
             100.0 * pos_same as f64 / pos_total.max(1) as f64,
             jobs.len()
         );
+        for (k, v) in &by_kind {
+            println!(
+                "  {k:<14} {}/{} positions, {}/{} verdicts",
+                v[2], v[1], v[3], v[0]
+            );
+        }
         println!(
             "fast decoder     mean {:.3} s, median {:.3} s, max {:.3} s per review; {pairs_fast} pairs vs {pairs_exh} exhaustive",
             mean(&t_fast),
@@ -249,7 +327,10 @@ pub fn run(a: BenchArgs) -> Result<i32> {
         let engine = model_store::load(&a.model)?;
         return agreement(&a, &engine);
     }
-    let bundle = read_bundle(&a.bundle[0])?;
+    let Some(first) = a.bundle.first() else {
+        return Err(InputError("--bundle is required for the engine benchmark".into()).into());
+    };
+    let bundle = read_bundle(first)?;
     let reviews = load_reviews(&a.reviews)?;
     if reviews.is_empty() {
         return Err(InputError(format!("no reviews in {}", a.reviews.display())).into());
@@ -285,6 +366,14 @@ pub fn run(a: BenchArgs) -> Result<i32> {
             hypothesis: facts[i % facts.len()],
         })
         .collect();
+    if pairs.is_empty() {
+        // A throughput of 0 pairs/s would read as a measurement; it is an input without text.
+        return Err(InputError(format!(
+            "no review windows to pair with facts in {} (empty reviews?)",
+            a.reviews.display()
+        ))
+        .into());
+    }
     if let Some(path) = &a.dump_pairs {
         let dump: Vec<_> = pairs
             .iter()

@@ -1,0 +1,293 @@
+//! `semtrace bench`: the figures it prints come from real runs of the default model. Timings are
+//! only checked to be present and positive (speed goals are read from the benchmark, not tested);
+//! what is asserted is the bookkeeping: pair counts, budgets, the agreement count and the cache.
+
+use std::fs;
+
+use semtrace_e2e::*;
+
+const BUNDLE: &str = "tests/fixtures/sample-bundle.json";
+
+fn bench_json(args: &[&str], home: &std::path::Path) -> serde_json::Value {
+    let mut all = vec!["bench", "--bundle", BUNDLE, "--json"];
+    all.extend_from_slice(args);
+    let o = semtrace(&all, home, None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_str(stdout(&o).trim()).expect("one JSON summary")
+}
+
+fn agreement_figures(v: &serde_json::Value) -> (u64, u64, u64, u64) {
+    let n = |k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k} in {v}"));
+    (
+        n("positions"),
+        n("positions_agree"),
+        n("pairs_fast"),
+        n("pairs_exhaustive"),
+    )
+}
+
+/// The cached exhaustive reports (not their `.probs.json` companions).
+fn cached_reports(cache: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = fs::read_dir(cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !p.to_string_lossy().ends_with(".probs.json"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn agreement_budgets_and_the_exhaustive_cache() {
+    let home = temp_dir("bench-agreement");
+    let reviews = home.join("reviews");
+    fs::create_dir_all(&reviews).unwrap();
+    fs::copy(
+        root().join("tests/fixtures/sample-review.md"),
+        reviews.join("a.md"),
+    )
+    .unwrap();
+    let cache = home.join("cache");
+    let cache_s = cache.to_str().unwrap();
+    let reviews_s = reviews.to_str().unwrap();
+    let run = |top: &str, extend: &str| {
+        bench_json(
+            &[
+                "--agreement",
+                "--reviews",
+                reviews_s,
+                "--limit",
+                "1",
+                "--cache",
+                cache_s,
+                "--fast-top",
+                top,
+                "--fast-extend",
+                extend,
+            ],
+            &home,
+        )
+    };
+
+    let small = run("1", "0");
+    assert_eq!(small["fast_top"], 1);
+    assert_eq!(small["fast_extend"], 0);
+    assert_eq!(small["jobs"], 1);
+    let (positions, agree, fast, exhaustive) = agreement_figures(&small);
+    assert_eq!(positions, 12, "K = 12 positions of the sample bundle");
+    assert!(agree <= positions);
+    // Budget 1 + 0: at most one window per fact reaches the cross-encoder.
+    assert!(fast <= 24, "{fast} pairs for 24 facts at one window each");
+    assert!(fast < exhaustive, "fast {fast} vs exhaustive {exhaustive}");
+    assert!(
+        small["exhaustive_mean_s"].as_f64().unwrap() > 0.0,
+        "first run decodes exhaustively"
+    );
+    let reports = cached_reports(&cache);
+    assert_eq!(reports.len(), 1, "one cached exhaustive report");
+    // Beside it, every probability of that run, for offline replay (scripts/replay_fast.py).
+    let probs: serde_json::Value =
+        serde_json::from_slice(&fs::read(reports[0].with_extension("probs.json")).unwrap())
+            .unwrap();
+    assert_eq!(probs["facts"].as_array().unwrap().len(), 24);
+    assert_eq!(probs["pairs"].as_array().unwrap().len() as u64, exhaustive);
+    let windows = probs["windows"].as_array().unwrap().len() as u64;
+    assert_eq!(windows * 24, exhaustive, "every window x every fact");
+
+    // Second run: the exhaustive report comes from the cache (no timing), the fast side uses the
+    // larger budget, scores more pairs and agrees at least as well on this review written from
+    // the facts' own words.
+    let large = run("3", "3");
+    assert!(
+        large["exhaustive_mean_s"].is_null(),
+        "cached: {}",
+        large["exhaustive_mean_s"]
+    );
+    let (positions2, agree2, fast2, exhaustive2) = agreement_figures(&large);
+    assert_eq!((positions2, exhaustive2), (positions, exhaustive));
+    assert!(
+        fast2 > fast,
+        "budget 3+3 scores more pairs: {fast2} vs {fast}"
+    );
+    assert_eq!(agree2, 12, "{large}");
+    assert_eq!(large["verdicts_agree"], 1);
+    let row = &large["rows"][0];
+    assert_eq!(row["positions_same"], 12);
+    assert!(row["differences"].as_array().unwrap().is_empty());
+
+    // A cache entry that is not a report is ignored and recomputed, not trusted.
+    let entry = &cached_reports(&cache)[0];
+    fs::write(entry, b"{ not a report").unwrap();
+    let again = run("3", "3");
+    assert!(again["exhaustive_mean_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(agreement_figures(&again), agreement_figures(&large));
+}
+
+#[test]
+fn engine_throughput_and_dumped_pairs() {
+    let home = temp_dir("bench-engine");
+    let dump = home.join("pairs.json");
+    let v = bench_json(
+        &[
+            "--reviews",
+            "tests/fixtures/sample-review.md",
+            "--limit",
+            "1",
+            "--pairs",
+            "8",
+            "--dump-pairs",
+            dump.to_str().unwrap(),
+        ],
+        &home,
+    );
+    assert_eq!(v["engine_pairs"], 8);
+    assert!(v["engine_pairs_per_s"].as_f64().unwrap() > 0.0);
+    let d: serde_json::Value = serde_json::from_slice(&fs::read(&dump).unwrap()).unwrap();
+    let pairs = d["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 8);
+    let review = fs::read_to_string(root().join("tests/fixtures/sample-review.md")).unwrap();
+    let bundle = fs::read_to_string(root().join(BUNDLE)).unwrap();
+    for p in pairs {
+        // Real pairs: the premise is review text, the hypothesis a fact of the bundle.
+        let first_word = p["premise"].as_str().unwrap().split_whitespace().next();
+        assert!(review.contains(first_word.unwrap()));
+        assert!(bundle.contains(p["hypothesis"].as_str().unwrap()));
+    }
+}
+
+#[test]
+fn bad_inputs_are_refused_with_exit_3() {
+    let home = temp_dir("bench-bad");
+    let empty = home.join("empty.md");
+    fs::write(&empty, "").unwrap();
+    let missing = home.join("missing.jsonl");
+    for reviews in [&empty, &missing] {
+        let o = semtrace(
+            &[
+                "bench",
+                "--bundle",
+                BUNDLE,
+                "--reviews",
+                reviews.to_str().unwrap(),
+            ],
+            &home,
+            None,
+        );
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    }
+    // A zero-pair throughput figure is refused at the command line.
+    let o = semtrace(
+        &[
+            "bench",
+            "--bundle",
+            BUNDLE,
+            "--reviews",
+            root()
+                .join("tests/fixtures/sample-review.md")
+                .to_str()
+                .unwrap(),
+            "--pairs",
+            "0",
+        ],
+        &home,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn own_and_other_paper_bundles_for_corpus_reviews() {
+    let home = temp_dir("bench-own-other");
+    let review = fs::read_to_string(root().join("tests/fixtures/sample-review.md")).unwrap();
+    // Two papers of a corpus-format JSONL, one review each; paper "b" has no bundle of its own.
+    let jsonl = home.join("reviews.jsonl");
+    let line = |id: &str, text: &str| {
+        serde_json::json!({"id": id, "reviews": [{"review_text": text}]}).to_string()
+    };
+    fs::write(
+        &jsonl,
+        format!(
+            "{}\n{}\n{}\n",
+            line("a", &review),
+            line("b", "The paper is clear. The experiments are thin."),
+            line("c", &review)
+        ),
+    )
+    .unwrap();
+    let own = home.join("own");
+    fs::create_dir_all(&own).unwrap();
+    for id in ["a", "c"] {
+        fs::copy(root().join(BUNDLE), own.join(format!("{id}.json"))).unwrap();
+    }
+    let o = semtrace(
+        &[
+            "bench",
+            "--agreement",
+            "--json",
+            "--reviews",
+            jsonl.to_str().unwrap(),
+            "--limit",
+            "10",
+            "--own-bundles",
+            own.to_str().unwrap(),
+            "--other-bundles",
+            "--cache",
+            home.join("cache").to_str().unwrap(),
+        ],
+        &home,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    // a: own a + other c; b: other a (no own bundle); c: own c + other a.
+    let bundles: Vec<(u64, String)> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let name = r["bundle"].as_str().unwrap();
+            let file = std::path::Path::new(name.split_once(' ').unwrap().1);
+            let kind = name.split_once(' ').unwrap().0;
+            (
+                r["review"].as_u64().unwrap(),
+                format!("{kind} {}", file.file_stem().unwrap().to_str().unwrap()),
+            )
+        })
+        .collect();
+    let expected = [
+        (0, "own a"),
+        (0, "other c"),
+        (1, "other a"),
+        (2, "own c"),
+        (2, "other a"),
+    ];
+    assert_eq!(
+        bundles,
+        expected.map(|(i, s)| (i, s.to_string())).to_vec(),
+        "{v}"
+    );
+    let kinds = &v["by_bundle_kind"];
+    assert_eq!(kinds["own"]["runs"], 2);
+    assert_eq!(kinds["other"]["runs"], 3);
+    assert_eq!(kinds["own"]["positions"], 24);
+    assert_eq!(kinds["other"]["positions"], 36);
+    let sum = kinds["own"]["positions_agree"].as_u64().unwrap()
+        + kinds["other"]["positions_agree"].as_u64().unwrap();
+    assert_eq!(sum, v["positions_agree"].as_u64().unwrap());
+
+    // Without any bundle for the reviews there is nothing to measure: exit 3, not an empty table.
+    let o = semtrace(
+        &[
+            "bench",
+            "--agreement",
+            "--reviews",
+            jsonl.to_str().unwrap(),
+            "--own-bundles",
+            home.join("none").to_str().unwrap(),
+        ],
+        &home,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+}
