@@ -523,7 +523,10 @@ pub struct BenchArgs {
 #[derive(Args, Debug)]
 #[command(
     after_help = "Offline mode (no --llm-url): candidates are extractive sentences of the paper with \
-heuristic attributes; with no --controls, every fact's natural-mention rate is 1/2 and the report says so.\n\n\
+heuristic attributes, and a 7th gate drops any fact the NLI model finds entailed by the built-in generic \
+reviews (project-written, about no paper: \"The figures are clear.\"), since it would also be \"found\" in \
+reviews that never mention it (--no-generic-gate turns it off). With no --controls, every fact's \
+natural-mention rate is 1/2 and the report says so.\n\n\
 Exit codes: 0 bundle written; 3 bad input (unreadable, encrypted or image-only PDF, bad controls); \
 4 model error; 5 file system or network error; 6 too few facts passed the gates (report.json names the gate); \
 7 --protect: the carrier cannot be embedded or failed its round trip (nothing is written)."
@@ -566,6 +569,10 @@ pub struct BuildArgs {
     /// Replace an existing bundle in --out.
     #[arg(long)]
     pub force: bool,
+    /// Offline mode: skip the generic-mention gate (facts the model finds entailed by the built-in
+    /// generic reviews are then kept).
+    #[arg(long)]
+    pub no_generic_gate: bool,
     /// LLM mode: selection-only controls to generate when --controls is not given.
     #[arg(long, default_value_t = 8)]
     pub n_controls: usize,

@@ -42,6 +42,30 @@ impl Default for ControlOptions {
     }
 }
 
+/// The 2-sentence windows (the detector's windowing) of the built-in generic reviews
+/// (`builder/assets/generic-controls/`, project-written, about no paper), for the generic-mention
+/// gate of offline builds.
+pub fn generic_review_windows() -> Vec<String> {
+    const TEXTS: [&str; 6] = [
+        include_str!("../assets/generic-controls/1.md"),
+        include_str!("../assets/generic-controls/2.md"),
+        include_str!("../assets/generic-controls/3.md"),
+        include_str!("../assets/generic-controls/4.md"),
+        include_str!("../assets/generic-controls/5.md"),
+        include_str!("../assets/generic-controls/6.md"),
+    ];
+    TEXTS
+        .iter()
+        .flat_map(|t| {
+            let sents = semtrace_core::segment::sentences(t);
+            semtrace_core::segment::windows(&sents, 2, 128)
+                .0
+                .into_iter()
+                .map(|w| w.text)
+        })
+        .collect()
+}
+
 /// Seed of control `k`.
 pub fn control_seed(seed_base: u64, k: usize) -> u64 {
     CONTROL_SEED_OFFSET + seed_base + k as u64

@@ -13,7 +13,7 @@ use semtrace_core::bundle::ModelIdentity;
 use super::llm_args;
 use crate::candidates::llm::{generate, refill as llm_refill, GenOptions, RawCandidate};
 use crate::cli::BuildArgs;
-use crate::controls::{control_seed, generate_controls, ControlOptions};
+use crate::controls::{control_seed, generate_controls, generic_review_windows, ControlOptions};
 use crate::exit::{self, InputError};
 use crate::pipeline::candidate::{Attributes, Candidate};
 use crate::pipeline::{self, offline, Outcome};
@@ -178,6 +178,13 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         candidates: initial,
         refill: &mut refill,
         controls,
+        // Offline candidates are raw sentences of the paper (captions, fragments after headings),
+        // the kind the model most often reads as generically entailed; LLM facts are propositions.
+        generic_windows: if llm.is_none() && !args.no_generic_gate {
+            generic_review_windows()
+        } else {
+            Vec::new()
+        },
         codeword_key: key,
         codeword_source: key_source,
         seed: args.seed,

@@ -8,7 +8,11 @@
 //!    quotation plus one on each side, authorial "we" put in the third person) as premise;
 //! 5. near-duplicate: sentence-embedding cosine ≥ 0.99 with a better-ranked survivor;
 //! 6. semantic duplicate: bidirectional NLI entailment ≥ 0.75 together with lexical
-//!    Jaccard ≥ 0.35 with a better-ranked survivor.
+//!    Jaccard ≥ 0.35 with a better-ranked survivor;
+//! 7. generic mention (beyond the paper; offline candidates only): entailment ≥ τ_mention = 0.52
+//!    from any window of the built-in generic reviews (`builder/assets/generic-controls/`, about no
+//!    paper). A fact the model finds in "The figures are clear." is one it would also find in
+//!    reviews that never mention it: a false observation in every null review.
 //!
 //! Thresholds are constants: a build never relaxes them. Survivors are ranked by
 //! 1.2e + 0.8i + 0.5v + 0.5n (the mention-free part of B(f)) before deduplication, so the
@@ -35,6 +39,8 @@ pub const MAX_RATING_IMPACT: f64 = 0.35;
 pub const TAU_NEAR_DUP_COSINE: f64 = 0.99;
 pub const TAU_EQUIV_ENTAILMENT: f64 = 0.75;
 pub const TAU_EQUIV_JACCARD: f64 = 0.35;
+/// The detector's mention threshold τ_min, also the priors' τ_mention.
+pub const TAU_GENERIC_MENTION: f64 = 0.52;
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -45,16 +51,18 @@ pub enum Gate {
     SourceNli,
     NearDuplicate,
     SemanticDuplicate,
+    GenericMention,
 }
 
 impl Gate {
-    pub const ALL: [Gate; 6] = [
+    pub const ALL: [Gate; 7] = [
         Gate::Structure,
         Gate::Quote,
         Gate::Neutrality,
         Gate::SourceNli,
         Gate::NearDuplicate,
         Gate::SemanticDuplicate,
+        Gate::GenericMention,
     ];
 
     pub fn name(self) -> &'static str {
@@ -65,6 +73,7 @@ impl Gate {
             Gate::SourceNli => "source-nli",
             Gate::NearDuplicate => "near-duplicate",
             Gate::SemanticDuplicate => "semantic-duplicate",
+            Gate::GenericMention => "generic-mention",
         }
     }
 }
@@ -164,12 +173,14 @@ fn drop(rec: &mut GateRecord, gate: Gate, reason: String) {
 }
 
 /// Run every gate over `cands`. Returns the records (one per candidate, input order) and the
-/// approved candidates in rank order.
+/// approved candidates in rank order. `generic` holds the generic-review windows of gate 7 (empty:
+/// the gate is off).
 pub fn run(
     cands: &[Candidate],
     source: &Source<'_>,
     nli: &dyn NliScorer,
     embed: &mut Embed<'_>,
+    generic: &[String],
     progress: &mut dyn FnMut(&str, usize, usize),
 ) -> Result<(Vec<GateRecord>, Vec<Approved>)> {
     let mut recs: Vec<GateRecord> = cands
@@ -334,6 +345,37 @@ pub fn run(
             );
         }
     }
+    // 7: generic mention, on the survivors only (the costliest gate: facts × generic windows).
+    let left: Vec<usize> = kept.iter().copied().filter(|&s| !dropped[s]).collect();
+    let mut pairs = Vec::new();
+    for &s in &left {
+        for w in generic {
+            pairs.push(NliPair {
+                premise: w,
+                hypothesis: &cands[survivors[s].0].text,
+            });
+        }
+    }
+    let p = scoring::entailment(nli, &pairs, &mut |d, t| progress("generic mention", d, t))?;
+    for (n, &s) in left.iter().enumerate() {
+        let row = &p[n * generic.len()..(n + 1) * generic.len()];
+        let best = row
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .filter(|(_, &v)| v >= TAU_GENERIC_MENTION);
+        if let Some((w, &v)) = best {
+            dropped[s] = true;
+            drop(
+                &mut recs[survivors[s].0],
+                Gate::GenericMention,
+                format!(
+                    "entailment {v:.2} ≥ {TAU_GENERIC_MENTION} from a generic review window: \"{}\"",
+                    generic[w]
+                ),
+            );
+        }
+    }
     let approved = kept
         .into_iter()
         .filter(|&s| !dropped[s])
@@ -431,8 +473,15 @@ mod tests {
             cand("c7", long, "composed of a stack of six", 0.0),
         ];
         let mut embed = bag_embed;
-        let (recs, approved) =
-            run(&cands, &src, &LexicalStandIn, &mut embed, &mut |_, _, _| {}).unwrap();
+        let (recs, approved) = run(
+            &cands,
+            &src,
+            &LexicalStandIn,
+            &mut embed,
+            &[],
+            &mut |_, _, _| {},
+        )
+        .unwrap();
         let by: HashMap<&str, &GateRecord> = recs.iter().map(|r| (r.id.as_str(), r)).collect();
         // c7 states c1 and more (higher source entailment, so better ranked): c1 is its duplicate.
         assert!(by["c7"].kept, "{:?}", by["c7"]);
@@ -455,5 +504,30 @@ mod tests {
         let ids: Vec<&str> = approved.iter().map(|a| a.candidate.id.as_str()).collect();
         assert_eq!(ids.len(), 2);
         assert!(ids.contains(&"c7") && ids.contains(&"c5"), "{ids:?}");
+
+        // Gate 7 with a generic window that shares most of c5's words (the stand-in scorer reads
+        // that as entailment ≥ 0.52) and none of c7's: c5 is dropped and the window quoted.
+        let generic = vec![
+            "Nothing here is specific. The model configuration was trained for days on GPUs by the authors, big and eight.".to_string(),
+            "The writing is clear.".to_string(),
+        ];
+        let (recs, approved) = run(
+            &cands,
+            &src,
+            &LexicalStandIn,
+            &mut embed,
+            &generic,
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+        let c5 = recs.iter().find(|r| r.id == "c5").unwrap();
+        assert_eq!(c5.dropped_by, Some(Gate::GenericMention), "{c5:?}");
+        assert!(c5
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("Nothing here is specific."));
+        let ids: Vec<&str> = approved.iter().map(|a| a.candidate.id.as_str()).collect();
+        assert_eq!(ids, ["c7"]);
     }
 }

@@ -105,6 +105,8 @@ pub struct BuildInput<'a> {
     pub refill: &'a mut dyn FnMut(&[EvidenceUnit]) -> Result<Vec<Candidate>>,
     /// (source, controls as (name, text)); None → r = 1/2 for every fact.
     pub controls: Option<(String, Vec<(String, String)>)>,
+    /// Windows of the generic-mention gate (empty: gate off).
+    pub generic_windows: Vec<String>,
     pub codeword_key: Vec<u8>,
     pub codeword_source: String,
     /// Seed of the deterministic annealing.
@@ -132,6 +134,7 @@ fn thresholds() -> serde_json::Value {
         "near_duplicate_cosine": gates::TAU_NEAR_DUP_COSINE,
         "equivalence_entailment": gates::TAU_EQUIV_ENTAILMENT,
         "equivalence_jaccard": gates::TAU_EQUIV_JACCARD,
+        "tau_generic_mention": gates::TAU_GENERIC_MENTION,
         "tau_mention": TAU_MENTION,
         "mmr_lambda": MMR_LAMBDA,
         "implication_activation": 0.52,
@@ -171,6 +174,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         candidates,
         refill,
         controls,
+        generic_windows,
         codeword_key,
         codeword_source,
         seed,
@@ -258,8 +262,14 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     };
     add(&mut all, candidates);
     lap("candidates", &mut timings);
-    let (mut recs, mut approved) =
-        gates::run(&all, &source, &nli, embed, &mut |s, d, t| progress(s, d, t))?;
+    let (mut recs, mut approved) = gates::run(
+        &all,
+        &source,
+        &nli,
+        embed,
+        &generic_windows,
+        &mut |s, d, t| progress(s, d, t),
+    )?;
     lap("gates", &mut timings);
     if approved.len() < need {
         let before = approved.len();
@@ -278,8 +288,14 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         let more = refill(&uncovered)?;
         let n_more = more.len();
         add(&mut all, more);
-        (recs, approved) =
-            gates::run(&all, &source, &nli, embed, &mut |s, d, t| progress(s, d, t))?;
+        (recs, approved) = gates::run(
+            &all,
+            &source,
+            &nli,
+            embed,
+            &generic_windows,
+            &mut |s, d, t| progress(s, d, t),
+        )?;
         report.refill = Some(format!(
             "{} approved < 2K = {need}: {} more candidates from {} uncovered units; {} approved after refill",
             before,
@@ -639,6 +655,7 @@ mod tests {
             candidates: initial,
             refill: &mut refill,
             controls: None,
+            generic_windows: Vec::new(),
             codeword_key: b"key".to_vec(),
             codeword_source: "test".into(),
             seed: 7,
