@@ -262,14 +262,18 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     };
     add(&mut all, candidates);
     lap("candidates", &mut timings);
-    let (mut recs, mut approved) = gates::run(
-        &all,
-        &source,
-        &nli,
-        embed,
-        &generic_windows,
-        &mut |s, d, t| progress(s, d, t),
-    )?;
+    // The same gates for the first pass and for the refill.
+    let mut run_gates = |all: &[Candidate]| {
+        gates::run(
+            all,
+            &source,
+            &nli,
+            embed,
+            &generic_windows,
+            &mut |s, d, t| progress(s, d, t),
+        )
+    };
+    let (mut recs, mut approved) = run_gates(&all)?;
     lap("gates", &mut timings);
     if approved.len() < need {
         let before = approved.len();
@@ -288,14 +292,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         let more = refill(&uncovered)?;
         let n_more = more.len();
         add(&mut all, more);
-        (recs, approved) = gates::run(
-            &all,
-            &source,
-            &nli,
-            embed,
-            &generic_windows,
-            &mut |s, d, t| progress(s, d, t),
-        )?;
+        (recs, approved) = run_gates(&all)?;
         report.refill = Some(format!(
             "{} approved < 2K = {need}: {} more candidates from {} uncovered units; {} approved after refill",
             before,
