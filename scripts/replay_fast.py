@@ -115,7 +115,7 @@ def verdict(dec, codeword, o_min=8, alpha=0.01):
 
 
 def simulate(run, choose):
-    """choose(run, round_state) -> set of (f, w) to score; returns (decisions, n_pairs)."""
+    """choose(run) -> set of (fact, window) pairs to score; returns (decisions, pairs scored)."""
     scored = choose(run)
     best = [0.0] * len(run["facts"])
     for f, w in scored:
@@ -141,11 +141,38 @@ def bm25_two_rounds(top, extend):
     return choose
 
 
+def bm25_extend_from(top, extend, floor):
+    """Like bm25_two_rounds, but a position is extended when its first-round maximum reaches
+    `floor` (instead of only when it is not found absent)."""
+    def choose(run):
+        idx = Bm25(run["wins"])
+        ranked = [idx.ranked(f) for f in run["facts"]]
+        first = {(f, w) for f, r in enumerate(ranked) for w in r[:top]}
+        best = [0.0] * len(run["facts"])
+        for f, w in first:
+            best[f] = max(best[f], run["P"][f][w])
+        second = set()
+        for j in range(len(run["facts"]) // 2):
+            if max(best[2 * j], best[2 * j + 1]) >= floor:
+                for f in (2 * j, 2 * j + 1):
+                    second |= {(f, w) for w in ranked[f][top:top + extend]}
+        return first | second
+    return choose
+
+
+def every_shared_term(run):
+    """Every window that shares a content term with the fact: the ceiling of lexical pruning."""
+    idx = Bm25(run["wins"])
+    return {(f, w) for f, fact in enumerate(run["facts"]) for w in idx.ranked(fact)}
+
+
 def main():
     cache = sys.argv[1]
     runs = load(cache)
     print(f"{len(runs)} exhaustive runs, {sum(len(r['wins']) * len(r['facts']) for r in runs)} pairs")
-    strategies = {f"bm25 {t}+{e}": bm25_two_rounds(t, e) for t, e in [(1, 1), (2, 2), (3, 3), (5, 5)]}
+    strategies = {f"bm25 {t}+{e}": bm25_two_rounds(t, e) for t, e in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8)]}
+    strategies["bm25 3+3, extend from 0.2"] = bm25_extend_from(3, 3, 0.2)
+    strategies["every shared term"] = every_shared_term
     for name, ch in strategies.items():
         same = tot = pairs = vsame = 0
         for r in runs:
@@ -154,7 +181,7 @@ def main():
             vsame += verdict(dec, r["codeword"]) == verdict(r["exh"], r["codeword"])
             tot += len(dec)
             pairs += n
-        print(f"{name:<20} pairs {pairs:>7}  positions {same}/{tot} ({100 * same / max(1, tot):.2f}%)  verdicts {vsame}/{len(runs)}")
+        print(f"{name:<26} pairs {pairs:>7}  positions {same}/{tot} ({100 * same / max(1, tot):.2f}%)  verdicts {vsame}/{len(runs)}")
 
 
 if __name__ == "__main__":
