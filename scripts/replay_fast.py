@@ -124,7 +124,10 @@ def simulate(run, choose):
     return dec, len(scored)
 
 
-def bm25_two_rounds(top, extend):
+def bm25_rounds(top, extend, extend_if=lambda s0, s1: decide(s0, s1) != "?absent"):
+    """The fast decoder: the `top` best windows per fact by BM25, then `extend` more for both facts
+    of every position whose first-round maxima satisfy `extend_if` (by default, as in Rust: the
+    position is not found absent)."""
     def choose(run):
         idx = Bm25(run["wins"])
         ranked = [idx.ranked(f) for f in run["facts"]]
@@ -134,26 +137,7 @@ def bm25_two_rounds(top, extend):
             best[f] = max(best[f], run["P"][f][w])
         second = set()
         for j in range(len(run["facts"]) // 2):
-            if decide(best[2 * j], best[2 * j + 1]) != "?absent":
-                for f in (2 * j, 2 * j + 1):
-                    second |= {(f, w) for w in ranked[f][top:top + extend]}
-        return first | second
-    return choose
-
-
-def bm25_extend_from(top, extend, floor):
-    """Like bm25_two_rounds, but a position is extended when its first-round maximum reaches
-    `floor` (instead of only when it is not found absent)."""
-    def choose(run):
-        idx = Bm25(run["wins"])
-        ranked = [idx.ranked(f) for f in run["facts"]]
-        first = {(f, w) for f, r in enumerate(ranked) for w in r[:top]}
-        best = [0.0] * len(run["facts"])
-        for f, w in first:
-            best[f] = max(best[f], run["P"][f][w])
-        second = set()
-        for j in range(len(run["facts"]) // 2):
-            if max(best[2 * j], best[2 * j + 1]) >= floor:
+            if extend_if(best[2 * j], best[2 * j + 1]):
                 for f in (2 * j, 2 * j + 1):
                     second |= {(f, w) for w in ranked[f][top:top + extend]}
         return first | second
@@ -170,8 +154,8 @@ def main():
     cache = sys.argv[1]
     runs = load(cache)
     print(f"{len(runs)} exhaustive runs, {sum(len(r['wins']) * len(r['facts']) for r in runs)} pairs")
-    strategies = {f"bm25 {t}+{e}": bm25_two_rounds(t, e) for t, e in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8)]}
-    strategies["bm25 3+3, extend from 0.2"] = bm25_extend_from(3, 3, 0.2)
+    strategies = {f"bm25 {t}+{e}": bm25_rounds(t, e) for t, e in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8)]}
+    strategies["bm25 3+3, extend from 0.2"] = bm25_rounds(3, 3, lambda s0, s1: max(s0, s1) >= 0.2)
     strategies["every shared term"] = every_shared_term
     for name, ch in strategies.items():
         same = tot = pairs = vsame = 0

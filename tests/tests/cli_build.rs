@@ -243,35 +243,20 @@ fn unusable_inputs_are_refused_before_anything_is_written() {
     assert!(!out.exists());
 }
 
-/// Every approved candidate has one q per control and r = (hits + 1)/(N + 2); returns how many.
-fn assert_rates_follow_hits(report: &serde_json::Value, n: usize) -> usize {
-    let approved: Vec<&serde_json::Value> = report["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["kept"] == true)
-        .collect();
-    for c in &approved {
-        let q = c["q"].as_array().expect("q per control");
-        assert_eq!(q.len(), n);
-        let hits = q.iter().filter(|x| x.as_f64().unwrap() >= 0.52).count() as f64;
-        let r = c["r"].as_f64().unwrap();
-        assert!(
-            (r - (hits + 1.0) / (n as f64 + 2.0)).abs() < 1e-9,
-            "r = (hits+1)/(N+2): {c}"
-        );
-    }
-    approved.len()
+/// The first corpus paper's text as `paper.md` in a fresh directory: (paper, directory, file).
+fn first_corpus_paper_md(name: &str) -> (CorpusPaper, std::path::PathBuf, std::path::PathBuf) {
+    let paper = corpus_papers(1).remove(0);
+    let dir = temp_dir(name);
+    let src = dir.join("paper.md");
+    fs::write(&src, &paper.paper_text).unwrap();
+    (paper, dir, src)
 }
 
 #[test]
 fn generic_mention_gate_drops_facts_found_in_reviews_about_no_paper() {
     // A real paper whose offline candidates include sentences (a heading glued to a sentence, a
     // figure description) that the model reads as "mentioned" by generic reviewer prose.
-    let paper = &corpus_papers(1)[0];
-    let dir = temp_dir("build-generic");
-    let src = dir.join("paper.md");
-    fs::write(&src, &paper.paper_text).unwrap();
+    let (_, dir, src) = first_corpus_paper_md("build-generic");
     let (with, without) = (dir.join("with"), dir.join("without"));
     let o = build(&src, &with, &["--k", "6"], &dir.join("home"));
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -323,10 +308,7 @@ fn generic_mention_gate_drops_facts_found_in_reviews_about_no_paper() {
 #[test]
 fn supplied_controls_set_the_natural_mention_priors() {
     // A real paper's text with its real human reviews as the selection-only controls.
-    let paper = &corpus_papers(1)[0];
-    let dir = temp_dir("build-controls");
-    let src = dir.join("paper.md");
-    fs::write(&src, &paper.paper_text).unwrap();
+    let (paper, dir, src) = first_corpus_paper_md("build-controls");
     let controls = dir.join("controls");
     fs::create_dir_all(&controls).unwrap();
     for (i, r) in paper.reviews.iter().take(3).enumerate() {
@@ -349,7 +331,16 @@ fn supplied_controls_set_the_natural_mention_priors() {
         .iter()
         .filter(|c| c["kept"] == true)
         .collect();
-    assert_eq!(approved.len(), assert_rates_follow_hits(&report, 3));
+    for c in &approved {
+        let q = c["q"].as_array().expect("q per control");
+        assert_eq!(q.len(), 3);
+        let hits = q.iter().filter(|x| x.as_f64().unwrap() >= 0.52).count() as f64;
+        let r = c["r"].as_f64().unwrap();
+        assert!(
+            (r - (hits + 1.0) / 5.0).abs() < 1e-9,
+            "r = (hits+1)/(N+2): {c}"
+        );
+    }
     let bundle = Bundle::from_json(&fs::read_to_string(out.join("bundle.json")).unwrap()).unwrap();
     assert_eq!(bundle.k, 6);
 }
