@@ -4,8 +4,18 @@ const $ = (id) => document.getElementById(id);
 const MAX_REVIEW_BYTES = 1 << 20; // the core's limit; checked here too so a huge file never lands in the textarea
 const base = new URL(".", import.meta.url).href;
 
+// Workers that score pairs: the lead (model status, detection) plus helpers that score a share of
+// each round for it. One per core, at most 4 (each holds its own copy of the model); ?workers=N
+// overrides it (1 = no helpers).
+const WORKERS = (() => {
+  const asked = Number(new URLSearchParams(location.search).get("workers"));
+  if (Number.isInteger(asked) && asked >= 1) return Math.min(asked, 8);
+  return Math.max(1, Math.min(navigator.hardwareConcurrency || 1, 4));
+})();
+
 const state = {
   worker: null,
+  helpers: [],
   model: null, // {name, sha256, source}
   bundleJson: null,
   bundle: null, // parsed JSON (facts for the table)
@@ -67,6 +77,17 @@ function startWorker() {
   };
   w.postMessage({ type: "init", base });
   state.worker = w;
+  // Helpers talk to the lead over their own channels; the page only starts and stops them. A
+  // helper that fails to load is simply not used.
+  state.helpers = [];
+  for (let i = 1; i < WORKERS; i++) {
+    const h = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+    h.onerror = (ev) => ev.preventDefault();
+    const ch = new MessageChannel();
+    h.postMessage({ type: "helper", base, port: ch.port1 }, [ch.port1]);
+    w.postMessage({ type: "attach", port: ch.port2 }, [ch.port2]);
+    state.helpers.push(h);
+  }
   if (state.bundleJson) inspect(state.bundleJson);
   updateRunButton();
 }
@@ -111,8 +132,10 @@ function onWorkerMessage(msg) {
         const bytes = state.running.bytes;
         state.running = null;
         $("run-progress").hidden = true;
+        const by = msg.workers > 1 ? ` by ${msg.workers} workers` : "";
         $("run-status").textContent =
-          `Done in ${(msg.ms / 1000).toFixed(2)} s: ${msg.report.pairs_scored} pairs over ${msg.report.windows.length} windows.`;
+          `Done in ${(msg.ms / 1000).toFixed(2)} s: ${msg.report.pairs_scored} pairs over ${msg.report.windows.length} windows${by}.`;
+        document.body.dataset.workers = String(msg.workers || 1);
         renderReport(msg.report, bytes, msg.ms);
         updateRunButton();
       }
@@ -246,6 +269,7 @@ function run() {
 function cancel() {
   if (!state.running) return;
   state.worker.terminate();
+  for (const h of state.helpers) h.terminate();
   state.running = null;
   $("run-progress").hidden = true;
   $("run-status").textContent = "Cancelled. Reloading the model (from this browser's cache)…";

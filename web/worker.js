@@ -1,11 +1,19 @@
 // Inference off the main thread: loads the wasm detector and the model once, then answers
 // detect requests. Cancelling terminates this worker (wasm cannot be interrupted mid-call);
 // the page then starts a fresh one, which reloads the model from Cache Storage.
+//
+// The same script runs as a helper: it loads its own copy of the model and scores the pairs the
+// lead worker sends it over a MessageChannel. The lead drives the core's step-wise decoding
+// (DetectionPlan) and deals each round's batches out to itself and its ready helpers, so every
+// batch — and so every score — is what one worker alone would compute.
 import init, { Detector, inspectBundle, sha256Hex, takePanicMessage, version } from "./pkg/semtrace_detector_wasm.js";
 
 const CACHE = "semtrace-model-v1";
 let detector = null;
 let wasmReady = false;
+// Lead only: helpers attached by the page, {port, ready, waiting: Map(id -> {resolve, reject})}.
+const helpers = [];
+let nextRequest = 1;
 
 function post(msg) { self.postMessage(msg); }
 
@@ -64,7 +72,7 @@ async function modelFile(base, entry, label) {
   return { bytes, source: "network" };
 }
 
-async function load(base) {
+async function load(base, announce = true) {
   await init({ module_or_path: new URL("pkg/semtrace_detector_wasm_bg.wasm", base) });
   wasmReady = true;
   const mresp = await fetch(new URL("model/manifest.json", base), { cache: "no-cache" });
@@ -82,6 +90,7 @@ async function load(base) {
   post({ type: "model-progress", stage: "preparing the model", loaded: 0, total: 0 });
   const t0 = performance.now();
   detector = new Detector(manifest.name, onnx.bytes, tok.bytes, new TextDecoder().decode(cfg.bytes));
+  if (!announce) return;
   post({
     type: "ready",
     model: { name: detector.modelName, sha256: detector.sha256, source: onnx.source, bytes: onnx.bytes.length },
@@ -94,9 +103,99 @@ async function load(base) {
 let chain = Promise.resolve();
 self.onmessage = (ev) => { chain = chain.then(() => handle(ev.data)); };
 
+// ---------------------------------------------------------------- helper side
+function serveAsHelper(msg) {
+  const port = msg.port;
+  const loaded = load(msg.base, false);
+  loaded.then(() => port.postMessage({ type: "ready" }), (err) => port.postMessage({ type: "failed", message: describe(err) }));
+  let queue = loaded;
+  port.onmessage = (ev) => {
+    const req = ev.data;
+    queue = queue.then(() => {
+      const probs = detector.scorePairs(req.premises, req.hypotheses);
+      port.postMessage({ type: "scores", id: req.id, probs: probs.buffer }, [probs.buffer]);
+    }).catch((err) => port.postMessage({ type: "error", id: req.id, message: describe(err) }));
+  };
+}
+
+// ---------------------------------------------------------------- lead side
+function attach(port) {
+  const h = { port, ready: false, waiting: new Map() };
+  port.onmessage = (ev) => {
+    const m = ev.data;
+    if (m.type === "ready") h.ready = true;
+    else if (m.type === "failed") h.ready = false;
+    else {
+      const w = h.waiting.get(m.id);
+      if (!w) return;
+      h.waiting.delete(m.id);
+      if (m.type === "scores") w.resolve(new Float32Array(m.probs));
+      else { h.ready = false; w.reject(new Error(m.message)); }
+    }
+  };
+  helpers.push(h);
+}
+
+function askHelper(h, premises, hypotheses) {
+  const id = nextRequest++;
+  return new Promise((resolve, reject) => {
+    h.waiting.set(id, { resolve, reject });
+    h.port.postMessage({ type: "score", id, premises, hypotheses });
+  });
+}
+
+// One detection shared with the ready helpers; the report is the one `detector.detect` gives.
+async function detectShared(msg, team, onProgress) {
+  const plan = detector.plan(msg.bundleJson, new Uint8Array(msg.review), msg.options);
+  try {
+    const n = team.length + 1;
+    const batch = Math.max(1, detector.preferredBatch);
+    let before = 0;
+    for (;;) {
+      const { premises, hypotheses } = plan.pending();
+      const total = premises.length;
+      if (!total) break;
+      // Batch b of the length-sorted round goes to worker b % n (0 = this one): equal loads.
+      const parts = Array.from({ length: n }, () => ({ idx: [], premises: [], hypotheses: [] }));
+      for (let b = 0; b * batch < total; b++) {
+        const part = parts[b % n];
+        for (let i = b * batch; i < Math.min(total, (b + 1) * batch); i++) {
+          part.idx.push(i);
+          part.premises.push(premises[i]);
+          part.hypotheses.push(hypotheses[i]);
+        }
+      }
+      const asked = team.map((h, k) => {
+        const part = parts[k + 1];
+        if (!part.idx.length) return Promise.resolve(new Float32Array(0));
+        // A helper that fails leaves its share to this worker.
+        return askHelper(h, part.premises, part.hypotheses)
+          .catch(() => detector.scorePairs(part.premises, part.hypotheses));
+      });
+      // The helpers run meanwhile; progress assumes they keep this worker's pace.
+      const own = detector.scorePairs(parts[0].premises, parts[0].hypotheses, (done, of) => {
+        onProgress(before + Math.round((total * done) / Math.max(1, of)), before + total);
+      });
+      const got = [own, ...(await Promise.all(asked))];
+      const probs = new Float32Array(total);
+      parts.forEach((part, k) => part.idx.forEach((i, j) => { probs[i] = got[k][j]; }));
+      plan.supply(probs);
+      before += total;
+      onProgress(before, before);
+    }
+    return plan.report();
+  } finally {
+    plan.free();
+  }
+}
+
 async function handle(msg) {
   try {
-    if (msg.type === "init") {
+    if (msg.type === "helper") {
+      serveAsHelper(msg);
+    } else if (msg.type === "attach") {
+      attach(msg.port);
+    } else if (msg.type === "init") {
       await load(msg.base);
     } else if (msg.type === "inspect") {
       if (!wasmReady) throw new Error("the detector did not start");
@@ -105,12 +204,16 @@ async function handle(msg) {
       if (!detector) throw new Error("the model is not loaded");
       const t0 = performance.now();
       let last = 0;
-      const report = detector.detect(msg.bundleJson, new Uint8Array(msg.review), msg.options, (done, total) => {
+      const progress = (done, total) => {
         const now = performance.now();
         // Throttle messages; always send the final one.
         if (done === total || now - last > 50) { last = now; post({ type: "progress", id: msg.id, done, total }); }
-      });
-      post({ type: "result", id: msg.id, report, ms: performance.now() - t0 });
+      };
+      const team = helpers.filter((h) => h.ready);
+      const report = team.length
+        ? await detectShared(msg, team, progress)
+        : detector.detect(msg.bundleJson, new Uint8Array(msg.review), msg.options, progress);
+      post({ type: "result", id: msg.id, report, ms: performance.now() - t0, workers: team.length + 1 });
     }
   } catch (err) {
     post({ type: "error", id: msg.id, stage: msg.type, message: describe(err) });

@@ -2,13 +2,17 @@
 //!
 //! The page's Web Worker loads one [`Detector`] (model + tokenizer, once) and runs
 //! [`Detector::detect`] per (bundle, review); the report is the same structure
-//! `semtrace detect --json` prints. Every failure is a `JsError` with the core's message.
+//! `semtrace detect --json` prints. With several workers, the lead one drives a
+//! [`DetectionPlan`] (the core's step-wise decoding) and shares each round's pairs with the
+//! others, which score them with [`Detector::score_pairs`]. Every failure is a `JsError` with the
+//! core's message.
 
 use std::cell::RefCell;
 
 use semtrace_core::bundle::Bundle;
-use semtrace_core::detect::{check_model, detect, detect_fast, review_text, FastOptions};
-use semtrace_core::nli::{ModelSpec, TractNli};
+use semtrace_core::detect::{check_model, review_text, Decoding, FastOptions};
+use semtrace_core::nli::{ModelSpec, NliPair, NliScorer, TractNli};
+use semtrace_core::report::ModelCheck;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
@@ -128,21 +132,53 @@ impl Detector {
         self.engine.spec().name.clone()
     }
 
-    /// Detect one review (raw bytes, UTF-8) against a bundle; returns the report object of
-    /// `semtrace detect --json`. `progress(done, total)` is called after each batch of pairs.
-    pub fn detect(
+    /// Pairs per engine call; a caller that shares pairs between workers splits them on these
+    /// boundaries so that every batch, and so every score, is what one worker would compute.
+    #[wasm_bindgen(getter, js_name = preferredBatch)]
+    pub fn preferred_batch(&self) -> usize {
+        self.engine.preferred_batch()
+    }
+
+    /// P(entailment) of each (premise, hypothesis) pair, in order, scored in batches of
+    /// `preferredBatch`; `progress(done, total)` after each batch.
+    #[wasm_bindgen(js_name = scorePairs)]
+    pub fn score_pairs(
+        &self,
+        premises: Vec<String>,
+        hypotheses: Vec<String>,
+        progress: Option<js_sys::Function>,
+    ) -> Result<Vec<f32>, JsError> {
+        if premises.len() != hypotheses.len() {
+            return Err(js_err(format!(
+                "{} premises but {} hypotheses",
+                premises.len(),
+                hypotheses.len()
+            )));
+        }
+        let pairs: Vec<NliPair<'_>> = premises
+            .iter()
+            .zip(&hypotheses)
+            .map(|(p, h)| NliPair {
+                premise: p,
+                hypothesis: h,
+            })
+            .collect();
+        let mut out = Vec::with_capacity(pairs.len());
+        for chunk in pairs.chunks(self.engine.preferred_batch().max(1)) {
+            out.extend(self.engine.entailment(chunk).map_err(js_err)?);
+            call_progress(&progress, out.len(), pairs.len());
+        }
+        Ok(out)
+    }
+
+    /// Start a step-wise detection of one review against a bundle (same checks as `detect`).
+    pub fn plan(
         &self,
         bundle_json: &str,
         review: &[u8],
         options: JsValue,
-        progress: Option<js_sys::Function>,
-    ) -> Result<JsValue, JsError> {
-        let opts: DetectOptions = if options.is_undefined() || options.is_null() {
-            DetectOptions::default()
-        } else {
-            serde_wasm_bindgen::from_value(options)
-                .map_err(|e| js_err(format!("detect options: {e}")))?
-        };
+    ) -> Result<DetectionPlan, JsError> {
+        let opts = detect_options(options)?;
         let bundle = Bundle::from_json(bundle_json).map_err(js_err)?;
         let text = review_text(review).map_err(js_err)?;
         let check = check_model(
@@ -152,36 +188,127 @@ impl Detector {
             opts.allow_model_mismatch,
         )
         .map_err(js_err)?;
-        let mut tick = |done: usize, total: usize| {
-            if let Some(f) = &progress {
-                // A throwing callback must not abort detection; its error is dropped.
-                let _ = f.call2(
-                    &JsValue::NULL,
-                    &JsValue::from(done as u32),
-                    &JsValue::from(total as u32),
-                );
-            }
+        let decoding = match opts.decoder.as_deref().unwrap_or("exhaustive") {
+            "exhaustive" => Decoding::exhaustive(text, bundle),
+            "fast" => Decoding::fast(text, bundle, FastOptions::default()),
+            other => return Err(unknown_decoder(other)),
         };
-        let mut report = match opts.decoder.as_deref().unwrap_or("exhaustive") {
-            "exhaustive" => detect(text, &bundle, &self.engine, check, &mut tick),
-            "fast" => detect_fast(
-                text,
-                &bundle,
-                &self.engine,
-                check,
-                FastOptions::default(),
-                &mut tick,
-            ),
-            other => {
-                return Err(js_err(format!(
-                    "unknown decoder {other:?}: use \"exhaustive\" or \"fast\""
-                )))
-            }
-        }
-        .map_err(js_err)?;
-        report.review = opts.review_name;
-        // Plain objects (not Maps) so the page and JSON.stringify see the CLI's JSON shape.
-        let ser = serde_wasm_bindgen::Serializer::json_compatible();
-        report.serialize(&ser).map_err(js_err)
+        Ok(DetectionPlan {
+            decoding: Some(decoding),
+            check,
+            review_name: opts.review_name,
+        })
     }
+
+    /// Detect one review (raw bytes, UTF-8) against a bundle; returns the report object of
+    /// `semtrace detect --json`. `progress(done, total)` is called after each batch of pairs.
+    pub fn detect(
+        &self,
+        bundle_json: &str,
+        review: &[u8],
+        options: JsValue,
+        progress: Option<js_sys::Function>,
+    ) -> Result<JsValue, JsError> {
+        let mut plan = self.plan(bundle_json, review, options)?;
+        let decoding = plan
+            .decoding
+            .take()
+            .ok_or_else(|| js_err("internal error: a new plan without its decoding"))?;
+        let mut tick = |done: usize, total: usize| call_progress(&progress, done, total);
+        let mut report = decoding
+            .run(&self.engine, plan.check.clone(), &mut tick)
+            .map_err(js_err)?;
+        report.review = plan.review_name.take();
+        report_value(&report)
+    }
+}
+
+/// One review's detection in rounds: `pending()` gives the pairs to score (split them between
+/// workers on `preferredBatch` boundaries), `supply()` takes their scores in the same order, and
+/// when `pending()` is empty `report()` gives what `Detector.detect` would have returned.
+#[wasm_bindgen]
+pub struct DetectionPlan {
+    decoding: Option<Decoding>,
+    check: ModelCheck,
+    review_name: Option<String>,
+}
+
+/// The pairs of one round, as two parallel arrays (cheap to post to other workers).
+#[derive(Serialize)]
+struct PendingPairs {
+    premises: Vec<String>,
+    hypotheses: Vec<String>,
+}
+
+#[wasm_bindgen]
+impl DetectionPlan {
+    /// `{premises: string[], hypotheses: string[]}`: empty when the detection is complete.
+    pub fn pending(&self) -> Result<JsValue, JsError> {
+        let d = self.decoding()?;
+        let pairs = d.pending();
+        let p = PendingPairs {
+            premises: pairs.iter().map(|p| p.premise.to_string()).collect(),
+            hypotheses: pairs.iter().map(|p| p.hypothesis.to_string()).collect(),
+        };
+        serde_wasm_bindgen::to_value(&p).map_err(js_err)
+    }
+
+    /// P(entailment) for every pending pair, in `pending()`'s order.
+    pub fn supply(&mut self, probs: &[f32]) -> Result<(), JsError> {
+        self.decoding
+            .as_mut()
+            .ok_or_else(|| js_err("this detection plan already gave its report"))?
+            .supply(probs)
+            .map_err(js_err)
+    }
+
+    /// The report (as `Detector.detect` returns it); the plan cannot be used afterwards.
+    pub fn report(&mut self) -> Result<JsValue, JsError> {
+        let d = self
+            .decoding
+            .take()
+            .ok_or_else(|| js_err("this detection plan already gave its report"))?;
+        let mut report = d.report(self.check.clone());
+        report.review = self.review_name.take();
+        report_value(&report)
+    }
+}
+
+impl DetectionPlan {
+    fn decoding(&self) -> Result<&Decoding, JsError> {
+        self.decoding
+            .as_ref()
+            .ok_or_else(|| js_err("this detection plan already gave its report"))
+    }
+}
+
+fn detect_options(options: JsValue) -> Result<DetectOptions, JsError> {
+    if options.is_undefined() || options.is_null() {
+        Ok(DetectOptions::default())
+    } else {
+        serde_wasm_bindgen::from_value(options).map_err(|e| js_err(format!("detect options: {e}")))
+    }
+}
+
+fn unknown_decoder(name: &str) -> JsError {
+    js_err(format!(
+        "unknown decoder {name:?}: use \"exhaustive\" or \"fast\""
+    ))
+}
+
+fn call_progress(progress: &Option<js_sys::Function>, done: usize, total: usize) {
+    if let Some(f) = progress {
+        // A throwing callback must not abort detection; its error is dropped.
+        let _ = f.call2(
+            &JsValue::NULL,
+            &JsValue::from(done as u32),
+            &JsValue::from(total as u32),
+        );
+    }
+}
+
+/// Plain objects (not Maps) so the page and JSON.stringify see the CLI's JSON shape.
+fn report_value(report: &semtrace_core::report::Report) -> Result<JsValue, JsError> {
+    let ser = serde_wasm_bindgen::Serializer::json_compatible();
+    report.serialize(&ser).map_err(js_err)
 }

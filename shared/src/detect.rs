@@ -86,6 +86,223 @@ impl Default for FastOptions {
     }
 }
 
+/// A detection in steps: the pairs to score next, then their scores, until nothing is pending.
+/// [`detect`] and [`detect_fast`] drive it with one scorer; a caller that scores pairs elsewhere
+/// (several browser workers, each with its own model) drives it the same way and gets the same
+/// decisions, because the plan — which pairs, in which rounds — lives here and nowhere else.
+pub struct Decoding {
+    bundle: Bundle,
+    wins: Vec<Window>,
+    windows_total: usize,
+    /// Per fact, windows by lexical rank (fast decoder); `None` for the exhaustive decoder.
+    ranked: Option<Vec<Vec<usize>>>,
+    opts: FastOptions,
+    probs: Vec<Option<f32>>,
+    /// (fact, window) pairs of the current round, shortest first.
+    pending: Vec<(usize, usize)>,
+    round: u8,
+    scored: usize,
+}
+
+impl Decoding {
+    /// Every fact against every retained window, in one round.
+    pub fn exhaustive(review: &str, bundle: Bundle) -> Decoding {
+        let mut d = Decoding::new(review, bundle, None, FastOptions::default());
+        let nw = d.wins.len();
+        let all = (0..d.fact_count())
+            .flat_map(|f| (0..nw).map(move |w| (f, w)))
+            .collect();
+        d.set_pending(all);
+        d
+    }
+
+    /// Per fact, only the windows that share the most rare terms with it (BM25) reach the
+    /// cross-encoder — `top` per fact, then `extend` more for the facts of positions not found
+    /// absent. A fact no window shares a content term with is taken as absent unscored. Its
+    /// agreement with the exhaustive decoder is measured by `semtrace bench`, not assumed.
+    pub fn fast(review: &str, bundle: Bundle, opts: FastOptions) -> Decoding {
+        let mut d = Decoding::new(review, bundle, Some(Vec::new()), opts);
+        let index = Bm25::new(&d.wins.iter().map(|w| w.text.as_str()).collect::<Vec<_>>());
+        let ranked: Vec<Vec<usize>> = fact_texts(&d.bundle)
+            .iter()
+            .map(|f| index.ranked(f))
+            .collect();
+        let first = ranked
+            .iter()
+            .enumerate()
+            .flat_map(|(f, r)| r.iter().take(opts.top).map(move |&w| (f, w)))
+            .collect();
+        d.ranked = Some(ranked);
+        d.set_pending(first);
+        d
+    }
+
+    fn new(
+        review: &str,
+        bundle: Bundle,
+        ranked: Option<Vec<Vec<usize>>>,
+        opts: FastOptions,
+    ) -> Decoding {
+        let params = &bundle.decoding;
+        let (wins, windows_total) = windows(
+            &sentences(review),
+            params.window_sentences,
+            params.max_windows,
+        );
+        let probs = vec![None; 2 * bundle.positions.len() * wins.len()];
+        Decoding {
+            bundle,
+            wins,
+            windows_total,
+            ranked,
+            opts,
+            probs,
+            pending: Vec::new(),
+            round: 0,
+            scored: 0,
+        }
+    }
+
+    fn fact_count(&self) -> usize {
+        2 * self.bundle.positions.len()
+    }
+
+    fn fact(&self, f: usize) -> &str {
+        let p = &self.bundle.positions[f / 2];
+        p.facts[f % 2].text.as_str()
+    }
+
+    /// Pairs go out shortest first, so that consecutive pairs batch with little padding.
+    fn set_pending(&mut self, mut todo: Vec<(usize, usize)>) {
+        todo.sort_by_key(|&(f, w)| (self.wins[w].text.len() + self.fact(f).len(), f, w));
+        self.pending = todo;
+        self.round += 1;
+    }
+
+    /// The pairs the next call to [`Decoding::supply`] expects scores for, in order; empty when
+    /// the decoding is complete.
+    pub fn pending(&self) -> Vec<NliPair<'_>> {
+        self.pending
+            .iter()
+            .map(|&(f, w)| NliPair {
+                premise: self.wins[w].text.as_str(),
+                hypothesis: self.fact(f),
+            })
+            .collect()
+    }
+
+    /// Pairs scored so far.
+    pub fn scored(&self) -> usize {
+        self.scored
+    }
+
+    /// P(entailment) for every pending pair, in [`Decoding::pending`]'s order. Then the next round
+    /// (if any) becomes pending.
+    pub fn supply(&mut self, probs: &[f32]) -> Result<()> {
+        if probs.len() != self.pending.len() {
+            return Err(Error::model(format!(
+                "{} scores for {} pending pairs",
+                probs.len(),
+                self.pending.len()
+            )));
+        }
+        let nw = self.wins.len();
+        for (&(f, w), &v) in self.pending.iter().zip(probs) {
+            self.probs[f * nw + w] = Some(v);
+        }
+        self.scored += probs.len();
+        self.pending.clear();
+        if self.round == 1 && self.ranked.is_some() {
+            let second = self.extension();
+            self.set_pending(second);
+        }
+        Ok(())
+    }
+
+    /// The fast decoder's second round: `extend` more windows per fact, for the positions that
+    /// round 1 did not find absent.
+    fn extension(&self) -> Vec<(usize, usize)> {
+        let nw = self.wins.len();
+        let Some(ranked) = &self.ranked else {
+            return Vec::new();
+        };
+        let mut second = Vec::new();
+        for j in 0..self.bundle.positions.len() {
+            let (s0, _) = best_of(&self.probs, 2 * j, nw);
+            let (s1, _) = best_of(&self.probs, 2 * j + 1, nw);
+            if !matches!(
+                decide(s0, s1, &self.bundle.decoding),
+                Decision::Erased(Erasure::Absent)
+            ) {
+                for f in [2 * j, 2 * j + 1] {
+                    second.extend(
+                        ranked[f]
+                            .iter()
+                            .skip(self.opts.top)
+                            .take(self.opts.extend)
+                            .map(|&w| (f, w)),
+                    );
+                }
+            }
+        }
+        second
+    }
+
+    /// Score every round with `scorer`, in chunks of its preferred batch size, then report. A
+    /// round's size is not known until the previous one is decoded: progress counts against the
+    /// pairs known so far.
+    pub fn run(
+        mut self,
+        scorer: &dyn NliScorer,
+        model: ModelCheck,
+        progress: Progress<'_>,
+    ) -> Result<Report> {
+        loop {
+            let pairs = self.pending();
+            let total = self.scored() + pairs.len();
+            let mut done = self.scored();
+            progress(done, total);
+            if pairs.is_empty() {
+                break;
+            }
+            let mut probs = Vec::with_capacity(pairs.len());
+            for chunk in pairs.chunks(scorer.preferred_batch().max(1)) {
+                let p = scorer.entailment(chunk)?;
+                if p.len() != chunk.len() {
+                    return Err(Error::model(format!(
+                        "scorer returned {} scores for {} pairs",
+                        p.len(),
+                        chunk.len()
+                    )));
+                }
+                probs.extend(p);
+                done += chunk.len();
+                progress(done, total);
+            }
+            self.supply(&probs)?;
+        }
+        Ok(self.report(model))
+    }
+
+    /// Decode and score what was scored. Pending pairs, if any, count as unscored.
+    pub fn report(self, model: ModelCheck) -> Report {
+        let decoder = if self.ranked.is_some() {
+            FAST
+        } else {
+            EXHAUSTIVE
+        };
+        finish(
+            &self.bundle,
+            self.wins,
+            self.windows_total,
+            &self.probs,
+            self.scored,
+            model,
+            decoder,
+        )
+    }
+}
+
 /// Run the exhaustive decoder: every fact against every retained window.
 pub fn detect(
     review: &str,
@@ -94,39 +311,10 @@ pub fn detect(
     model: ModelCheck,
     progress: Progress<'_>,
 ) -> Result<Report> {
-    let params = &bundle.decoding;
-    let sents = sentences(review);
-    let (wins, windows_total) = windows(&sents, params.window_sentences, params.max_windows);
-    let facts = fact_texts(bundle);
-    let all: Vec<(usize, usize)> = (0..facts.len())
-        .flat_map(|f| (0..wins.len()).map(move |w| (f, w)))
-        .collect();
-    let mut probs = vec![None; facts.len() * wins.len()];
-    score_pairs(
-        &all,
-        &facts,
-        &wins,
-        scorer,
-        &mut probs,
-        0,
-        all.len(),
-        progress,
-    )?;
-    Ok(finish(
-        bundle,
-        wins,
-        windows_total,
-        &probs,
-        all.len(),
-        model,
-        EXHAUSTIVE,
-    ))
+    Decoding::exhaustive(review, bundle.clone()).run(scorer, model, progress)
 }
 
-/// The fast decoder: per fact, only the windows that share the most rare terms with it (BM25)
-/// reach the cross-encoder — `top` per fact, then `extend` more for the facts of positions not
-/// found absent. A fact no window shares a content term with is taken as absent unscored. Its
-/// agreement with [`detect`] is measured by `semtrace bench`, not assumed.
+/// The fast decoder ([`Decoding::fast`]) with one scorer.
 pub fn detect_fast(
     review: &str,
     bundle: &Bundle,
@@ -135,67 +323,7 @@ pub fn detect_fast(
     opts: FastOptions,
     progress: Progress<'_>,
 ) -> Result<Report> {
-    let params = &bundle.decoding;
-    let sents = sentences(review);
-    let (wins, windows_total) = windows(&sents, params.window_sentences, params.max_windows);
-    let facts = fact_texts(bundle);
-    let index = Bm25::new(&wins.iter().map(|w| w.text.as_str()).collect::<Vec<_>>());
-    let ranked: Vec<Vec<usize>> = facts.iter().map(|f| index.ranked(f)).collect();
-    let nw = wins.len();
-    let mut probs = vec![None; facts.len() * nw];
-    let first: Vec<(usize, usize)> = ranked
-        .iter()
-        .enumerate()
-        .flat_map(|(f, r)| r.iter().take(opts.top).map(move |&w| (f, w)))
-        .collect();
-    // The total is not known until round 1 is decoded: report round 1 against its own size, then
-    // both rounds against their sum.
-    score_pairs(
-        &first,
-        &facts,
-        &wins,
-        scorer,
-        &mut probs,
-        0,
-        first.len(),
-        progress,
-    )?;
-    let mut second = Vec::new();
-    for j in 0..bundle.k {
-        let (s0, _) = best_of(&probs, 2 * j, nw);
-        let (s1, _) = best_of(&probs, 2 * j + 1, nw);
-        if !matches!(decide(s0, s1, params), Decision::Erased(Erasure::Absent)) {
-            for f in [2 * j, 2 * j + 1] {
-                second.extend(
-                    ranked[f]
-                        .iter()
-                        .skip(opts.top)
-                        .take(opts.extend)
-                        .map(|&w| (f, w)),
-                );
-            }
-        }
-    }
-    let total = first.len() + second.len();
-    score_pairs(
-        &second,
-        &facts,
-        &wins,
-        scorer,
-        &mut probs,
-        first.len(),
-        total,
-        progress,
-    )?;
-    Ok(finish(
-        bundle,
-        wins,
-        windows_total,
-        &probs,
-        total,
-        model,
-        FAST,
-    ))
+    Decoding::fast(review, bundle.clone(), opts).run(scorer, model, progress)
 }
 
 fn fact_texts(bundle: &Bundle) -> Vec<&str> {
@@ -204,49 +332,6 @@ fn fact_texts(bundle: &Bundle) -> Vec<&str> {
         .iter()
         .flat_map(|p| p.facts.iter().map(|f| f.text.as_str()))
         .collect()
-}
-
-/// Score (fact, window) pairs into `probs[f * nw + w]`. Pairs go to the scorer in order of
-/// length (similar lengths batch with little padding), in chunks of its preferred size.
-#[allow(clippy::too_many_arguments)]
-fn score_pairs(
-    todo: &[(usize, usize)],
-    facts: &[&str],
-    wins: &[Window],
-    scorer: &dyn NliScorer,
-    probs: &mut [Option<f32>],
-    done_before: usize,
-    total: usize,
-    progress: Progress<'_>,
-) -> Result<()> {
-    let nw = wins.len();
-    let mut order: Vec<(usize, usize)> = todo.to_vec();
-    order.sort_by_key(|&(f, w)| (wins[w].text.len() + facts[f].len(), f, w));
-    progress(done_before, total);
-    let mut done = done_before;
-    for chunk in order.chunks(scorer.preferred_batch().max(1)) {
-        let pairs: Vec<NliPair<'_>> = chunk
-            .iter()
-            .map(|&(f, w)| NliPair {
-                premise: wins[w].text.as_str(),
-                hypothesis: facts[f],
-            })
-            .collect();
-        let p = scorer.entailment(&pairs)?;
-        if p.len() != chunk.len() {
-            return Err(Error::model(format!(
-                "scorer returned {} scores for {} pairs",
-                p.len(),
-                chunk.len()
-            )));
-        }
-        for (&(f, w), v) in chunk.iter().zip(p) {
-            probs[f * nw + w] = Some(v);
-        }
-        done += chunk.len();
-        progress(done, total);
-    }
-    Ok(())
 }
 
 /// (max probability, argmax window) of fact `f` over its scored windows; (0, None) if none.
@@ -529,6 +614,56 @@ mod tests {
         // Empty reviews score nothing and stay defined.
         let empty = run_fast("", &b, FastOptions::default());
         assert_eq!((empty.pairs_scored, empty.score), (0, -13));
+    }
+
+    /// A caller that splits each round between two scorers (as the browser's worker pool does)
+    /// gets the report of the single-scorer decoders.
+    #[test]
+    fn stepwise_decoding_with_split_rounds_equals_the_one_scorer_decoders() {
+        let b = bundle();
+        let mut review = Vec::new();
+        for j in 0..12 {
+            review.push(sentence(&b, j, b.codeword[j] as usize));
+            review.push(format!("Filler sentence {j} about nothing."));
+        }
+        let text = review.join(" ");
+        let check = || check_model(&b, "stand-in", &"a".repeat(64), false).unwrap();
+        // One window per fact first, so that the extension round is not empty.
+        let opts = FastOptions { top: 1, extend: 3 };
+        for fast in [false, true] {
+            let mut d = if fast {
+                Decoding::fast(&text, b.clone(), opts)
+            } else {
+                Decoding::exhaustive(&text, b.clone())
+            };
+            let mut rounds = 0;
+            loop {
+                let pairs = d.pending();
+                if pairs.is_empty() {
+                    break;
+                }
+                let (a, z) = pairs.split_at(pairs.len() / 2);
+                let mut probs = LexicalStandIn.entailment(a).unwrap();
+                probs.extend(LexicalStandIn.entailment(z).unwrap());
+                d.supply(&probs).unwrap();
+                rounds += 1;
+            }
+            let stepwise = d.report(check());
+            let whole = if fast {
+                run_fast(&text, &b, opts)
+            } else {
+                run(&text, &b)
+            };
+            assert_eq!(rounds, if fast { 2 } else { 1 });
+            assert_eq!(
+                serde_json::to_value(&stepwise).unwrap(),
+                serde_json::to_value(&whole).unwrap()
+            );
+        }
+        // Scores for the wrong number of pairs are refused, not misassigned.
+        let mut d = Decoding::exhaustive(&text, b.clone());
+        let e = d.supply(&[0.5]).unwrap_err();
+        assert!(e.message.contains("pending"), "{e}");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 // and prints one JSON object with what the page showed. Usage: node browser-detect.mjs CONFIG.json
 //
 // CONFIG: { site, chromium, playwright, base ("/semtrace/"), artifacts, timeoutMs,
-//           detect: [{ name, bundle, review, decoder, repeat }],   // full runs, report JSON read back
+//           detect: [{ name, bundle, review, decoder, repeat, query }],   // full runs, report JSON read back;
+//                                                   // query: appended to the page URL ("?workers=2")
 //           bad: { corruptBundle, bundle, otherModelBundle } }     // bad-input messages
 // The static server is our own (node:http) so every request the page makes is seen and logged.
 import { readFileSync, writeFileSync, mkdirSync, statSync } from "node:fs";
@@ -107,7 +108,7 @@ mkdirSync(cfg.artifacts, { recursive: true });
 for (const run of cfg.detect || []) {
   const { ctx, page } = await newPage();
   const t0 = Date.now();
-  await page.goto(url);
+  await page.goto(url + (run.query || "")); // e.g. "?workers=2"
   const model = await waitModel(page);
   const loadMs = Date.now() - t0;
   if (model.ready !== "true") { out.detect.push({ name: run.name, error: await message(page), model }); await ctx.close(); continue; }
@@ -138,7 +139,8 @@ for (const run of cfg.detect || []) {
     const marks = await page.$$eval("#review-view mark", (ms) => ms.length);
     const rows = await page.$$eval("#positions tbody tr", (rs) => rs.length);
     const verdictText = await page.textContent("#verdict");
-    out.detect.push({ name: run.name, report, times, loadMs, screenshot: shot, marks, rows, verdictText, model });
+    const workers = await page.evaluate(() => Number(document.body.dataset.workers || 0));
+    out.detect.push({ name: run.name, report, times, loadMs, screenshot: shot, marks, rows, verdictText, model, workers });
     if (cfg.axe && !out.axe) out.axe = await accessibilityAndCsp(page);
   }
   await ctx.close();

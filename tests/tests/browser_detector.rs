@@ -155,8 +155,11 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
             "artifacts": artifacts(),
             "axe": test_env().join("node/node_modules/axe-core/axe.min.js"),
             "detect": [
-                {"name": "exhaustive", "bundle": root().join(BUNDLE), "review": review, "decoder": "exhaustive"},
-                {"name": "fast", "bundle": root().join(BUNDLE), "review": review, "decoder": "fast"},
+                // Two workers share the exhaustive run's pairs; the fast run has one worker.
+                {"name": "exhaustive", "bundle": root().join(BUNDLE), "review": review, "decoder": "exhaustive",
+                 "query": "?workers=2"},
+                {"name": "fast", "bundle": root().join(BUNDLE), "review": review, "decoder": "fast",
+                 "query": "?workers=1"},
             ],
             "bad": {"corruptBundle": corrupt, "bundle": root().join(BUNDLE), "otherModelBundle": other_path,
                     "cancelReview": review},
@@ -174,6 +177,11 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
             run["error"]
         );
         assert_same_report(native, &run["report"], name);
+        let workers = if name == "exhaustive" { 2 } else { 1 };
+        assert_eq!(
+            run["workers"], workers,
+            "{name}: workers that scored the pairs"
+        );
         // The result view shows every position and highlights the decided ones' windows.
         assert_eq!(
             run["rows"], native["k"],
