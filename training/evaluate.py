@@ -137,6 +137,9 @@ def main():
         name, path = spec.split("=", 1)
         so = ort.SessionOptions()
         so.intra_op_num_threads = args.threads
+        # onnxruntime >= 1.2x fuses DequantizeLinear+MatMul into integer kernels at ENABLE_ALL, quantising
+        # activations too (0.03 in logits); BASIC keeps the f32 arithmetic that tract and the browser run.
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
         sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
         res = {"file": os.path.basename(path), "size_bytes": os.path.getsize(path), "eval_batch_size": args.bs}
         for sname, exs in sets.items():

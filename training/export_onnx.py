@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Export the selected checkpoint to ONNX (fp32) and int8 (dynamic quantization, MatMulInteger).
+"""Export the selected checkpoint to ONNX (fp32) and weight-only int8 (quantize_weights.py).
 
     training/.venv/bin/python training/export_onnx.py --ckpt training/checkpoints/best.pt --out-dir training/work
 
-Writes <out-dir>/model.fp32.onnx and <out-dir>/model.int8.onnx (QInt8 weights, per-channel scales). Inputs input_ids / attention_mask /
+Writes <out-dir>/model.fp32.onnx and <out-dir>/model.int8.onnx (weight-only int8, per-channel scales). Inputs input_ids / attention_mask /
 token_type_ids (int64, [batch, seq], both dynamic); output logits [batch, 3]. Legacy TorchScript exporter
 (dynamo=False), opset 14 (LayerNorm decomposed into primitive ops, eager attention, no fused ops).
 """
@@ -58,6 +58,30 @@ class PlainBert(torch.nn.Module):
         return self.ce.classifier(pooled)
 
 
+SAMPLE_IDS = [[101, 2023, 2003, 1037, 3231, 102, 2009, 2003, 102], [101, 2178, 102, 2028, 102, 0, 0, 0, 0]]
+SAMPLE_TT = [[0, 0, 0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 1, 1, 0, 0, 0, 0]]
+
+
+def export_fp32(model, fp32, opset=14):
+    """Export the CrossEncoder as plain-op fp32 ONNX; returns the sample feed and the torch logits on it."""
+    plain = PlainBert(model).eval()
+    ids = torch.tensor(SAMPLE_IDS)
+    am = (ids != 0).long()
+    tt = torch.tensor(SAMPLE_TT)
+    with torch.no_grad():
+        ref = model(ids, am, tt).numpy()
+        ref2 = plain(ids, am, tt).numpy()
+        print(f"max|plain-transformers| {np.abs(ref - ref2).max():.3g}")
+        assert np.abs(ref - ref2).max() < 1e-4
+        torch.onnx.export(
+            plain, (ids, am, tt), fp32, dynamo=False, do_constant_folding=True, opset_version=opset,
+            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
+            dynamic_axes={"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
+                          "token_type_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch"}})
+    feed = {"input_ids": ids.numpy(), "attention_mask": am.numpy(), "token_type_ids": tt.numpy()}
+    return feed, ref
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ckpt", default="training/checkpoints/best.pt")
@@ -74,21 +98,8 @@ def main():
         print(f"loaded {args.ckpt} (step {ck['state']['step']})")
     model.eval()
 
-    plain = PlainBert(model).eval()
-    ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 102, 2009, 2003, 102], [101, 2178, 102, 2028, 102, 0, 0, 0, 0]])
-    am = (ids != 0).long()
-    tt = torch.tensor([[0, 0, 0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 1, 1, 0, 0, 0, 0]])
     fp32 = os.path.join(args.out_dir, "model.fp32.onnx")
-    with torch.no_grad():
-        ref = model(ids, am, tt).numpy()
-        ref2 = plain(ids, am, tt).numpy()
-        print(f"max|plain-transformers| {np.abs(ref - ref2).max():.3g}")
-        assert np.abs(ref - ref2).max() < 1e-4
-        torch.onnx.export(
-            plain, (ids, am, tt), fp32, dynamo=False, do_constant_folding=True, opset_version=args.opset,
-            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["logits"],
-            dynamic_axes={"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
-                          "token_type_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch"}})
+    feed, ref = export_fp32(model, fp32, args.opset)
     import onnx
     import onnxruntime as ort
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -105,9 +116,11 @@ def main():
     print("int8 ops:", dict(collections.Counter(n.op_type for n in mq.graph.node)))
     print("opsets:", [(o.domain or "ai.onnx", o.version) for o in mq.opset_import])
 
-    feed = {"input_ids": ids.numpy(), "attention_mask": am.numpy(), "token_type_ids": tt.numpy()}
+    so = ort.SessionOptions()
+    # f32 arithmetic, as tract runs it (ENABLE_ALL would fuse the int8 weights into integer kernels)
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
     for path in (fp32, int8):
-        s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
         out = s.run(["logits"], feed)[0]
         # also a different batch/seq size to prove both axes are dynamic
         out1 = s.run(["logits"], {k: v[:1, :7] for k, v in feed.items()})[0]

@@ -65,3 +65,11 @@ sha256sum "$OUT/model.onnx"
 #   The previous shipped stage 2 (1 epoch, lr 2e-5, no frames; MODEL_CARD "Previous model"):
 #   $PY training/train_nli.py --init training/checkpoints/stage1_best.pt --ckpt-dir training/checkpoints/stage2 --no-rte \
 #     --identity-aug --epochs 1 --bs 32 --lr 2e-5 --warmup 0.05 --freeze-word-emb --bf16 --eval-every 140 --save-every 40
+#
+# A third stage from the shipped weights (tried 2026-11-25, not shipped; MODEL_CARD.md "A third stage"):
+#   $PY training/onnx_to_ckpt.py models/semtrace-nli-minilm/model.onnx training/checkpoints/shipped.pt
+#   $PY training/train_nli.py --init training/checkpoints/shipped.pt --ckpt-dir training/checkpoints/s3b \
+#     --no-rte --identity-aug --identity-frames --generic-neg 1 --natural-ent-repeat 3 --epochs 1 --bs 32 \
+#     --lr 1e-5 --warmup 0.05 --bf16 --eval-every 75 --save-every 25 --log-every 25 --threads 1
+#   (the same without --natural-ent-repeat 3 into training/checkpoints/s3a, concurrently)
+#   $PY training/soup.py training/checkpoints/soup.pt training/checkpoints/s3a/best.pt training/checkpoints/s3b/best.pt

@@ -306,6 +306,8 @@ def main():
     ap.add_argument("--wd", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--indomain-repeat", type=int, default=1, help="in-domain train copies per epoch")
+    ap.add_argument("--natural-ent-repeat", type=int, default=1,
+                    help="copies of the natural (real-review) entailment pairs per epoch: they are 5%% of train")
     ap.add_argument("--rte-weight", type=float, default=1.0)
     ap.add_argument("--no-rte", action="store_true")
     ap.add_argument("--identity-aug", action="store_true",
@@ -342,6 +344,7 @@ def main():
     tok = load_tokenizer(os.path.join(bdir, "tokenizer.json"), MAX_LEN)
     train = read_indomain(os.path.join(args.data, "indomain/train.jsonl")) * args.indomain_repeat
     train = [dict(e) for e in train]
+    train += [dict(e) for e in train if e["kind"] == "natural" and e["label"] == ENTAIL] * (args.natural_ent_repeat - 1)
     if args.identity_aug:
         train += identity_pairs(train, args.seed, frames=args.identity_frames)
     if args.swap_aug:

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Turn an exported cross-encoder ONNX graph (fp32 or weight-only int8) back into a training checkpoint.
+
+    training/.venv/bin/python training/onnx_to_ckpt.py models/semtrace-nli-minilm/model.onnx OUT.pt
+
+Why: a further training stage can then start from the shipped weights without the 80 minutes of stages 1 and 2
+(checkpoints are not committed). int8 weights come back dequantised (q * scale), i.e. exactly the values every
+engine computes with.
+
+How: the backbone is exported once more with export_onnx.py's exporter after filling every parameter with a
+distinct random tensor; each initializer of that export is then matched to the parameter it holds (itself or its
+transpose). The exporter names initializers deterministically, so the same names in the given graph hold the
+trained values. The result is checked by running both on a few pairs.
+"""
+import os
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from export_onnx import PlainBert, export_fp32  # noqa: E402
+from train_nli import build_model  # noqa: E402
+
+
+def float_initializers(path):
+    """name -> float32 array; int8 weights of quantize_weights.py are dequantised under their original name."""
+    import onnx
+    from onnx import numpy_helper
+
+    g = onnx.load(path).graph
+    arrays = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    out = {}
+    for name, a in arrays.items():
+        if name.endswith("__q"):
+            base = name[:-3]
+            scale = arrays[base + "__scale"]
+            axis = next(n for n in g.node if n.op_type == "DequantizeLinear" and n.output[0] == base).attribute
+            ax = next(x.i for x in axis if x.name == "axis")
+            shape = (1, -1) if ax == 1 else (-1, 1)
+            out[base] = a.astype(np.float32) * scale.reshape(shape)
+        elif not (name.endswith("__scale") or name.endswith("__zp")):
+            out[name] = a
+    return out
+
+
+def main(src, dst):
+    torch.manual_seed(0)
+    model = build_model().eval()
+    params = dict(model.named_parameters())
+    with torch.no_grad():
+        for p in params.values():
+            p.copy_(torch.randn_like(p))
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = os.path.join(tmp, "probe.onnx")
+        export_fp32(model, probe)
+        marked = float_initializers(probe)
+    trained = float_initializers(src)
+    if set(marked) != set(trained):
+        sys.exit(f"{src} does not have this exporter's initializers "
+                 f"({len(set(marked) ^ set(trained))} names differ): re-export it with export_onnx.py")
+    state = {n: p.detach().clone() for n, p in params.items()}
+    filled = set()
+    for name, arr in marked.items():
+        t = torch.from_numpy(np.ascontiguousarray(arr))
+        hit = None
+        for pn, p in params.items():
+            if p.shape == t.shape and torch.equal(p.detach(), t):
+                hit = (pn, False)
+            elif p.dim() == 2 and p.shape[::-1] == t.shape and torch.equal(p.detach().T, t):
+                hit = (pn, True)
+            if hit:
+                break
+        if hit is None:
+            continue  # a constant of the graph (position ids, mask scale), not a parameter
+        pn, transposed = hit
+        v = torch.from_numpy(np.ascontiguousarray(trained[name]))
+        state[pn] = (v.T if transposed else v).contiguous().clone()
+        filled.add(pn)
+    missing = sorted(set(params) - filled)
+    if missing:
+        sys.exit(f"no initializer holds these parameters: {missing}")
+    model.load_state_dict(state, strict=False)
+
+    # Check: the rebuilt model reproduces the graph's logits on a few pairs.
+    import onnxruntime as ort
+
+    ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 102, 2009, 2003, 102], [101, 2178, 102, 2028, 102, 0, 0, 0, 0]])
+    am = (ids != 0).long()
+    tt = torch.tensor([[0, 0, 0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 1, 1, 0, 0, 0, 0]])
+    with torch.no_grad():
+        ref = PlainBert(model)(ids, am, tt).numpy()
+    so = ort.SessionOptions()
+    # ENABLE_ALL would fuse the int8 DequantizeLinear+MatMul into integer kernels (activations quantised too)
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    s = ort.InferenceSession(src, so, providers=["CPUExecutionProvider"])
+    got = s.run(["logits"], {"input_ids": ids.numpy(), "attention_mask": am.numpy(), "token_type_ids": tt.numpy()})[0]
+    diff = float(np.abs(ref - got).max())
+    print(f"{len(filled)} parameters restored from {src}; max|torch - onnx| = {diff:.3g}")
+    if diff > 1e-3:
+        sys.exit("the rebuilt model does not reproduce the graph")
+    tmp = dst + ".tmp"
+    torch.save({"model": model.state_dict(), "state": {"step": 0, "source": os.path.basename(src)}}, tmp)
+    os.replace(tmp, dst)
+    print(f"wrote {dst}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
