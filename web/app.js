@@ -82,7 +82,9 @@ function startWorker() {
   state.helpers = [];
   for (let i = 1; i < WORKERS; i++) {
     const h = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
-    h.onerror = (ev) => ev.preventDefault();
+    // A helper that dies must not leave the lead waiting for its share.
+    const index = i - 1;
+    h.onerror = (ev) => { ev.preventDefault(); w.postMessage({ type: "helper-lost", index }); };
     const ch = new MessageChannel();
     h.postMessage({ type: "helper", base, port: ch.port1 }, [ch.port1]);
     w.postMessage({ type: "attach", port: ch.port2 }, [ch.port2]);

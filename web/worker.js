@@ -101,7 +101,11 @@ async function load(base, announce = true) {
 
 // Messages are handled one at a time, in order: a bundle sent while the model loads waits for it.
 let chain = Promise.resolve();
-self.onmessage = (ev) => { chain = chain.then(() => handle(ev.data)); };
+self.onmessage = (ev) => {
+  // Not queued: the detection it concerns is what the queue is waiting on.
+  if (ev.data.type === "helper-lost") return dropHelper(ev.data.index);
+  chain = chain.then(() => handle(ev.data));
+};
 
 // ---------------------------------------------------------------- helper side
 function serveAsHelper(msg) {
@@ -134,6 +138,15 @@ function attach(port) {
     }
   };
   helpers.push(h);
+}
+
+// Its pending shares fail over to this worker (see detectShared), and it gets no more.
+function dropHelper(index) {
+  const h = helpers[index];
+  if (!h) return;
+  h.ready = false;
+  for (const w of h.waiting.values()) w.reject(new Error("helper worker stopped"));
+  h.waiting.clear();
 }
 
 function askHelper(h, premises, hypotheses) {
