@@ -64,6 +64,7 @@ function checkModelAgainstBundle() {
 // ---------------------------------------------------------------- worker lifecycle
 function startWorker() {
   state.model = null;
+  document.body.dataset.workersReady = "1";
   $("model-status").textContent = "Loading the NLI model…";
   $("model-progress").hidden = false;
   $("model-progress").removeAttribute("value");
@@ -113,6 +114,10 @@ function onWorkerMessage(msg) {
       document.body.dataset.modelReady = "true";
       checkModelAgainstBundle();
       updateRunButton();
+      break;
+    case "team":
+      // Helpers join as their own copies of the model load; a run uses the workers ready at its start.
+      document.body.dataset.workersReady = String(msg.ready);
       break;
     case "bundle":
       state.summary = msg.summary;

@@ -127,8 +127,8 @@ function attach(port) {
   const h = { port, ready: false, waiting: new Map() };
   port.onmessage = (ev) => {
     const m = ev.data;
-    if (m.type === "ready") h.ready = true;
-    else if (m.type === "failed") h.ready = false;
+    if (m.type === "ready") { h.ready = true; announceTeam(); }
+    else if (m.type === "failed") { h.ready = false; announceTeam(); }
     else {
       const w = h.waiting.get(m.id);
       if (!w) return;
@@ -140,11 +140,17 @@ function attach(port) {
   helpers.push(h);
 }
 
+// The page shows how many workers a run would use now (this one plus the ready helpers).
+function announceTeam() {
+  post({ type: "team", ready: 1 + helpers.filter((h) => h.ready).length, of: 1 + helpers.length });
+}
+
 // Its pending shares fail over to this worker (see detectShared), and it gets no more.
 function dropHelper(index) {
   const h = helpers[index];
   if (!h) return;
   h.ready = false;
+  announceTeam();
   for (const w of h.waiting.values()) w.reject(new Error("helper worker stopped"));
   h.waiting.clear();
 }

@@ -110,8 +110,13 @@ for (const run of cfg.detect || []) {
   const t0 = Date.now();
   await page.goto(url + (run.query || "")); // e.g. "?workers=2"
   const model = await waitModel(page);
-  const loadMs = Date.now() - t0;
   if (model.ready !== "true") { out.detect.push({ name: run.name, error: await message(page), model }); await ctx.close(); continue; }
+  // With ?workers=N, wait until the N workers hold their models, so that the first run uses them all.
+  const want = Number(new URLSearchParams(run.query || "").get("workers") || 1);
+  if (want > 1) {
+    await page.waitForFunction((n) => Number(document.body.dataset.workersReady || 1) >= n, want, { timeout: TIMEOUT });
+  }
+  const loadMs = Date.now() - t0;
   await page.setInputFiles("#bundle-file", run.bundle);
   await page.waitForSelector("#bundle-summary:not([hidden])", { timeout: TIMEOUT });
   await page.setInputFiles("#review-file", run.review); // the file path of the page: read, decoded, put in the textarea
