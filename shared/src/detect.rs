@@ -565,18 +565,22 @@ mod tests {
         r
     }
 
-    #[test]
-    fn fast_decoder_finds_lexically_matching_windows_with_few_pairs() {
-        let b = bundle();
-        // Codeword facts among unrelated filler sentences.
+    /// The codeword's facts, each followed by an unrelated filler sentence.
+    fn codeword_among_filler(b: &Bundle) -> String {
         let mut review = Vec::new();
         for j in 0..12 {
-            review.push(sentence(&b, j, b.codeword[j] as usize));
+            review.push(sentence(b, j, b.codeword[j] as usize));
             review.push(format!(
                 "Filler sentence number {j} says nothing in particular."
             ));
         }
-        let text = review.join(" ");
+        review.join(" ")
+    }
+
+    #[test]
+    fn fast_decoder_finds_lexically_matching_windows_with_few_pairs() {
+        let b = bundle();
+        let text = codeword_among_filler(&b);
         let exhaustive = run(&text, &b);
         let fast = run_fast(&text, &b, FastOptions::default());
         assert_eq!(fast.decoder, FAST);
@@ -621,12 +625,7 @@ mod tests {
     #[test]
     fn stepwise_decoding_with_split_rounds_equals_the_one_scorer_decoders() {
         let b = bundle();
-        let mut review = Vec::new();
-        for j in 0..12 {
-            review.push(sentence(&b, j, b.codeword[j] as usize));
-            review.push(format!("Filler sentence {j} about nothing."));
-        }
-        let text = review.join(" ");
+        let text = codeword_among_filler(&b);
         let check = || check_model(&b, "stand-in", &"a".repeat(64), false).unwrap();
         // One window per fact first, so that the extension round is not empty.
         let opts = FastOptions { top: 1, extend: 3 };
