@@ -7,7 +7,11 @@ pairs the fast decoder scores, and a decision is a function of the per-fact maxi
 scored pairs, so any strategy can be evaluated here without running the model: this script
 reports, per strategy, the pairs it would score and its agreement with the exhaustive decoder.
 
-Usage: scripts/replay_fast.py CACHE_DIR [--bundles-json AGREEMENT_JSON]
+Usage: scripts/replay_fast.py CACHE_DIR [--explain]
+
+--explain also splits the fast decoder's (BM25 3 + 3) disagreements into those no lexical ranking can
+fix (the exhaustive maximum that decides the position lies in a window sharing no content term with the
+fact) and those a larger budget would fix, and lists the windows behind the first kind.
 """
 import glob
 import json
@@ -144,10 +148,78 @@ def bm25_rounds(top, extend, extend_if=lambda s0, s1: decide(s0, s1) != "?absent
     return choose
 
 
+def with_hub_probes(top, extend, probes, threshold):
+    """The fast decoder with hub probes, as `Decoding::fast` runs it. Round 1: the `top` BM25 windows
+    per fact, and each window against `probes` facts it shares no content term with (consecutive
+    ones among those, starting at the window's index modulo their count). Round 2: `extend` more
+    BM25 windows for both facts of every position round 1 did not find absent, and every fact
+    against each window whose probe reached `threshold` (a window the model reads as entailing an
+    unrelated fact may entail any). Pairs already scored are not scored again."""
+    def choose(run):
+        F, nw = len(run["facts"]), len(run["wins"])
+        idx = Bm25(run["wins"])
+        ranked = [idx.ranked(f) for f in run["facts"]]
+        related = [set(r) for r in ranked]
+        first = {(f, w) for f, r in enumerate(ranked) for w in r[:top]}
+        probe_of = {}
+        for w in range(nw):
+            cands = [f for f in range(F) if w not in related[f]]
+            for i in range(min(probes, len(cands))):
+                f = cands[(w + i) % len(cands)]
+                first.add((f, w))
+                probe_of.setdefault(w, []).append(f)
+        best = [0.0] * F
+        for f, w in first:
+            best[f] = max(best[f], run["P"][f][w])
+        second = set()
+        for j in range(F // 2):
+            if decide(best[2 * j], best[2 * j + 1]) != "?absent":
+                for f in (2 * j, 2 * j + 1):
+                    second |= {(f, w) for w in ranked[f][top:top + extend]}
+        for w, fs in probe_of.items():
+            if max(run["P"][f][w] for f in fs) >= threshold:
+                second |= {(f, w) for f in range(F)}
+        return first | second
+    return choose
+
+
 def every_shared_term(run):
     """Every window that shares a content term with the fact: the ceiling of lexical pruning."""
     idx = Bm25(run["wins"])
     return {(f, w) for f, fact in enumerate(run["facts"]) for w in idx.ranked(fact)}
+
+
+def explain(runs):
+    """Where the fast decoder's disagreements come from (see the module docstring)."""
+    fast, ceiling = bm25_rounds(3, 3), every_shared_term
+    unreachable = budget = 0
+    lone = {}  # window -> pairs with p >= TAU_MIN whose fact shares no content term with it
+    hi = lone_hi = total = 0
+    for r in runs:
+        dec, _ = simulate(r, fast)
+        top, _ = simulate(r, ceiling)
+        for d, t, e in zip(dec, top, r["exh"]):
+            if d != e:
+                if t != e:
+                    unreachable += 1
+                else:
+                    budget += 1
+        idx = Bm25(r["wins"])
+        for f, fact in enumerate(r["facts"]):
+            related = set(idx.ranked(fact))
+            for w, p in enumerate(r["P"][f]):
+                total += 1
+                if p >= TAU_MIN:
+                    hi += 1
+                    if w not in related:
+                        lone_hi += 1
+                        lone[r["wins"][w]] = lone.get(r["wins"][w], 0) + 1
+    print(f"disagreements of bm25 3+3: {unreachable + budget}; {unreachable} decided by a window sharing no "
+          f"content term with the fact (no lexical ranking reaches it), {budget} by a window ranked past the budget")
+    print(f"pairs with p >= {TAU_MIN}: {hi} of {total}; {lone_hi} of them share no content term, "
+          f"from {len(lone)} distinct windows; the most frequent:")
+    for w, c in sorted(lone.items(), key=lambda kv: -kv[1])[:8]:
+        print(f"  {c:>3}  {w[:110]!r}")
 
 
 def main():
@@ -157,6 +229,8 @@ def main():
     strategies = {f"bm25 {t}+{e}": bm25_rounds(t, e) for t, e in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8)]}
     strategies["bm25 3+3, extend from 0.2"] = bm25_rounds(3, 3, lambda s0, s1: max(s0, s1) >= 0.2)
     strategies["every shared term"] = every_shared_term
+    for t, e, k, thr in [(2, 2, 1, 0.02), (3, 3, 1, 0.02), (2, 2, 1, 0.05), (3, 3, 2, 0.02)]:
+        strategies[f"bm25 {t}+{e}, {k} probe(s) >= {thr}"] = with_hub_probes(t, e, k, thr)
     for name, ch in strategies.items():
         same = tot = pairs = vsame = 0
         for r in runs:
@@ -166,6 +240,8 @@ def main():
             tot += len(dec)
             pairs += n
         print(f"{name:<26} pairs {pairs:>7}  positions {same}/{tot} ({100 * same / max(1, tot):.2f}%)  verdicts {vsame}/{len(runs)}")
+    if "--explain" in sys.argv[2:]:
+        explain(runs)
 
 
 if __name__ == "__main__":

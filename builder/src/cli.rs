@@ -384,7 +384,8 @@ pub struct DetectArgs {
     pub quiet: bool,
     /// exhaustive: every fact against every window (the paper's decoder; tens of seconds per
     /// review on a laptop CPU). fast: only each fact's lexically best-ranked windows (BM25) reach
-    /// the cross-encoder; its agreement with exhaustive is measured by `semtrace bench
+    /// the cross-encoder, plus every fact against any window that a one-pair probe finds entailing
+    /// an unrelated fact; its agreement with exhaustive is measured by `semtrace bench
     /// --agreement` (see the README) and is not yet good enough to be the default.
     #[arg(long, value_enum, default_value = "exhaustive")]
     pub decoder: DecoderArg,
@@ -518,6 +519,15 @@ pub struct BenchArgs {
     /// Fast decoder (--agreement): further windows per fact for positions not found absent.
     #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().extend)]
     pub fast_extend: usize,
+    /// Fast decoder (--agreement): facts each window is probed with, among those it shares no
+    /// content term with (0 = no probes).
+    #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().probes)]
+    pub fast_probes: usize,
+    /// Fast decoder (--agreement): a window whose probe reaches this P(entailment) is scored
+    /// against every fact.
+    #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().hub_threshold,
+          value_parser = probability)]
+    pub fast_hub_threshold: f32,
 }
 
 #[derive(Args, Debug)]
@@ -590,6 +600,15 @@ pub struct BuildArgs {
     /// No progress bars.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// A probability in [0, 1].
+fn probability(s: &str) -> Result<f32, String> {
+    match s.parse::<f32>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        Ok(p) => Err(format!("{p} is not a probability in [0, 1]")),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// A count that must be positive (a zero-pair throughput figure would read as a measurement).

@@ -72,17 +72,29 @@ pub const EXHAUSTIVE: &str = "exhaustive";
 pub const FAST: &str = "fast";
 
 /// The fast decoder's budget: how many windows per fact reach the cross-encoder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FastOptions {
     /// Windows per fact scored first: the best by lexical rank (BM25 over the review's windows).
     pub top: usize,
     /// Further windows per fact for positions the first round did not find absent.
     pub extend: usize,
+    /// Facts each window is probed with in the first round, chosen among those it shares no
+    /// content term with. Some windows (a typo list, a bare procedural remark) are read as
+    /// entailing unrelated facts; no lexical ranking reaches them, yet the exhaustive decoder's
+    /// maximum is theirs. A probe finds them for one pair per window.
+    pub probes: usize,
+    /// A window whose probe reaches this P(entailment) is scored against every fact.
+    pub hub_threshold: f32,
 }
 
 impl Default for FastOptions {
     fn default() -> Self {
-        FastOptions { top: 3, extend: 3 }
+        FastOptions {
+            top: 3,
+            extend: 3,
+            probes: 1,
+            hub_threshold: 0.02,
+        }
     }
 }
 
@@ -96,6 +108,8 @@ pub struct Decoding {
     windows_total: usize,
     /// Per fact, windows by lexical rank (fast decoder); `None` for the exhaustive decoder.
     ranked: Option<Vec<Vec<usize>>>,
+    /// Per window, the facts it is probed with (fast decoder).
+    probe_facts: Vec<Vec<usize>>,
     opts: FastOptions,
     probs: Vec<Option<f32>>,
     /// (fact, window) pairs of the current round, shortest first.
@@ -118,8 +132,10 @@ impl Decoding {
 
     /// Per fact, only the windows that share the most rare terms with it (BM25) reach the
     /// cross-encoder — `top` per fact, then `extend` more for the facts of positions not found
-    /// absent. A fact no window shares a content term with is taken as absent unscored. Its
-    /// agreement with the exhaustive decoder is measured by `semtrace bench`, not assumed.
+    /// absent — plus each window probed with `probes` facts it shares no term with, and every
+    /// fact against a window whose probe reached `hub_threshold`. A fact that no window shares a
+    /// content term with is scored only against such windows. Its agreement with the exhaustive
+    /// decoder is measured by `semtrace bench`, not assumed.
     pub fn fast(review: &str, bundle: Bundle, opts: FastOptions) -> Decoding {
         let mut d = Decoding::new(review, bundle, Some(Vec::new()), opts);
         let index = Bm25::new(&d.wins.iter().map(|w| w.text.as_str()).collect::<Vec<_>>());
@@ -127,11 +143,32 @@ impl Decoding {
             .iter()
             .map(|f| index.ranked(f))
             .collect();
-        let first = ranked
+        let mut first: Vec<(usize, usize)> = ranked
             .iter()
             .enumerate()
             .flat_map(|(f, r)| r.iter().take(opts.top).map(move |&w| (f, w)))
             .collect();
+        let nw = d.wins.len();
+        let mut related = vec![false; ranked.len() * nw];
+        for (f, r) in ranked.iter().enumerate() {
+            for &w in r {
+                related[f * nw + w] = true;
+            }
+        }
+        d.probe_facts = (0..nw)
+            .map(|w| {
+                let unrelated: Vec<usize> = (0..ranked.len())
+                    .filter(|&f| !related[f * nw + w])
+                    .collect();
+                // Consecutive unrelated facts from the window's index: probes spread over facts.
+                (0..opts.probes.min(unrelated.len()))
+                    .map(|i| unrelated[(w + i) % unrelated.len()])
+                    .collect()
+            })
+            .collect();
+        for (w, fs) in d.probe_facts.iter().enumerate() {
+            first.extend(fs.iter().map(|&f| (f, w)));
+        }
         d.ranked = Some(ranked);
         d.set_pending(first);
         d
@@ -155,6 +192,7 @@ impl Decoding {
             wins,
             windows_total,
             ranked,
+            probe_facts: Vec::new(),
             opts,
             probs,
             pending: Vec::new(),
@@ -220,7 +258,8 @@ impl Decoding {
     }
 
     /// The fast decoder's second round: `extend` more windows per fact, for the positions that
-    /// round 1 did not find absent.
+    /// round 1 did not find absent, and every fact against the windows whose probe reached the
+    /// hub threshold. Pairs already scored are not scored again.
     fn extension(&self) -> Vec<(usize, usize)> {
         let nw = self.wins.len();
         let Some(ranked) = &self.ranked else {
@@ -245,6 +284,17 @@ impl Decoding {
                 }
             }
         }
+        for (w, fs) in self.probe_facts.iter().enumerate() {
+            let hub = fs
+                .iter()
+                .any(|&f| self.probs[f * nw + w].is_some_and(|p| p >= self.opts.hub_threshold));
+            if hub {
+                second.extend((0..ranked.len()).map(|f| (f, w)));
+            }
+        }
+        second.retain(|&(f, w)| self.probs[f * nw + w].is_none());
+        second.sort_unstable();
+        second.dedup();
         second
     }
 
@@ -608,8 +658,14 @@ mod tests {
             "{f} One filler here. Two filler there. Three filler again. {f}",
             f = sentence(&b, 0, 0)
         );
-        let one = run_fast(&review, &b, FastOptions { top: 1, extend: 0 });
-        let more = run_fast(&review, &b, FastOptions { top: 1, extend: 5 });
+        let opts = |extend| FastOptions {
+            top: 1,
+            extend,
+            probes: 0,
+            ..FastOptions::default()
+        };
+        let one = run_fast(&review, &b, opts(0));
+        let more = run_fast(&review, &b, opts(5));
         // Only position 0 (found) gets the extension; its two facts share the window's terms.
         assert!(more.pairs_scored > one.pairs_scored);
         assert!(more.pairs_scored <= one.pairs_scored + 2 * 5);
@@ -620,6 +676,56 @@ mod tests {
         assert_eq!((empty.pairs_scored, empty.score), (0, -13));
     }
 
+    /// Stand-in for the model's "hub" windows: the lexical stand-in, except that a premise with
+    /// the marker word entails every hypothesis.
+    struct HubStandIn;
+
+    impl NliScorer for HubStandIn {
+        fn entailment(&self, pairs: &[NliPair<'_>]) -> Result<Vec<f32>> {
+            let lexical = LexicalStandIn.entailment(pairs)?;
+            Ok(pairs
+                .iter()
+                .zip(lexical)
+                .map(|(p, v)| if p.premise.contains("Qwxz") { 0.95 } else { v })
+                .collect())
+        }
+    }
+
+    #[test]
+    fn fast_decoder_probes_find_windows_that_entail_unrelated_facts() {
+        let b = bundle();
+        let text = format!(
+            "{} Qwxz. Qwxz again. {}",
+            codeword_among_filler(&b),
+            codeword_among_filler(&b)
+        );
+        let check = || check_model(&b, "stand-in", &"a".repeat(64), false).unwrap();
+        let decode = |d: Decoding| d.run(&HubStandIn, check(), &mut |_, _| {}).unwrap();
+        let exhaustive = decode(Decoding::exhaustive(&text, b.clone()));
+        // The marker windows share no content term with any fact, so BM25 never ranks them, yet
+        // they push every fact to 0.95: every position is erased as "both".
+        assert!(exhaustive
+            .positions
+            .iter()
+            .all(|p| p.erasure == Some(Erasure::Both)));
+        let blind = FastOptions {
+            probes: 0,
+            ..FastOptions::default()
+        };
+        let without = decode(Decoding::fast(&text, b.clone(), blind));
+        assert!(without.positions.iter().all(|p| p.erasure.is_none()));
+        let with = decode(Decoding::fast(&text, b.clone(), FastOptions::default()));
+        let decisions = |r: &Report| -> Vec<_> {
+            r.positions
+                .iter()
+                .map(|p| (p.decision.clone(), p.erasure, p.s0, p.s1))
+                .collect()
+        };
+        assert_eq!(decisions(&with), decisions(&exhaustive));
+        assert_eq!(with.verdict, exhaustive.verdict);
+        assert!(with.pairs_scored < exhaustive.pairs_scored / 2);
+    }
+
     /// A caller that splits each round between two scorers (as the browser's worker pool does)
     /// gets the report of the single-scorer decoders.
     #[test]
@@ -628,7 +734,10 @@ mod tests {
         let text = codeword_among_filler(&b);
         let check = || check_model(&b, "stand-in", &"a".repeat(64), false).unwrap();
         // One window per fact first, so that the extension round is not empty.
-        let opts = FastOptions { top: 1, extend: 3 };
+        let opts = FastOptions {
+            top: 1,
+            ..FastOptions::default()
+        };
         for fast in [false, true] {
             let mut d = if fast {
                 Decoding::fast(&text, b.clone(), opts)

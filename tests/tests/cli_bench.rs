@@ -50,7 +50,7 @@ fn agreement_budgets_and_the_exhaustive_cache() {
     let cache = home.join("cache");
     let cache_s = cache.to_str().unwrap();
     let reviews_s = reviews.to_str().unwrap();
-    let run = |top: &str, extend: &str| {
+    let run = |top: &str, extend: &str, probes: &str| {
         bench_json(
             &[
                 "--agreement",
@@ -64,19 +64,22 @@ fn agreement_budgets_and_the_exhaustive_cache() {
                 top,
                 "--fast-extend",
                 extend,
+                "--fast-probes",
+                probes,
             ],
             &home,
         )
     };
 
-    let small = run("1", "0");
+    let small = run("1", "0", "0");
     assert_eq!(small["fast_top"], 1);
     assert_eq!(small["fast_extend"], 0);
+    assert_eq!(small["fast_probes"], 0);
     assert_eq!(small["jobs"], 1);
     let (positions, agree, fast, exhaustive) = agreement_figures(&small);
     assert_eq!(positions, 12, "K = 12 positions of the sample bundle");
     assert!(agree <= positions);
-    // Budget 1 + 0: at most one window per fact reaches the cross-encoder.
+    // Budget 1 + 0, no probes: at most one window per fact reaches the cross-encoder.
     assert!(fast <= 24, "{fast} pairs for 24 facts at one window each");
     assert!(fast < exhaustive, "fast {fast} vs exhaustive {exhaustive}");
     assert!(
@@ -95,9 +98,10 @@ fn agreement_budgets_and_the_exhaustive_cache() {
     assert_eq!(windows * 24, exhaustive, "every window x every fact");
 
     // Second run: the exhaustive report comes from the cache (no timing), the fast side uses the
-    // larger budget, scores more pairs and agrees at least as well on this review written from
-    // the facts' own words.
-    let large = run("3", "3");
+    // larger budget and a probe per window, scores more pairs and agrees at least as well on
+    // this review written from the facts' own words.
+    let large = run("3", "3", "1");
+    assert_eq!(large["fast_probes"], 1);
     assert!(
         large["exhaustive_mean_s"].is_null(),
         "cached: {}",
@@ -106,8 +110,8 @@ fn agreement_budgets_and_the_exhaustive_cache() {
     let (positions2, agree2, fast2, exhaustive2) = agreement_figures(&large);
     assert_eq!((positions2, exhaustive2), (positions, exhaustive));
     assert!(
-        fast2 > fast,
-        "budget 3+3 scores more pairs: {fast2} vs {fast}"
+        fast2 > fast && fast2 <= exhaustive,
+        "budget 3+3 and probes score more pairs: {fast2} vs {fast} (exhaustive {exhaustive})"
     );
     assert_eq!(agree2, 12, "{large}");
     assert_eq!(large["verdicts_agree"], 1);
@@ -118,7 +122,7 @@ fn agreement_budgets_and_the_exhaustive_cache() {
     // A cache entry that is not a report is ignored and recomputed, not trusted.
     let entry = &cached_reports(&cache)[0];
     fs::write(entry, b"{ not a report").unwrap();
-    let again = run("3", "3");
+    let again = run("3", "3", "1");
     assert!(again["exhaustive_mean_s"].as_f64().unwrap() > 0.0);
     assert_eq!(agreement_figures(&again), agreement_figures(&large));
 }

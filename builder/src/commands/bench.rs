@@ -222,6 +222,8 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
             semtrace_core::detect::FastOptions {
                 top: a.fast_top,
                 extend: a.fast_extend,
+                probes: a.fast_probes,
+                hub_threshold: a.fast_hub_threshold,
             },
             &mut |_, _| {},
         )?;
@@ -279,6 +281,7 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
     let summary = serde_json::json!({
         "model": engine.spec().name, "threads": engine.threads(), "jobs": jobs.len(),
         "fast_top": a.fast_top, "fast_extend": a.fast_extend,
+        "fast_probes": a.fast_probes, "fast_hub_threshold": a.fast_hub_threshold,
         "positions": pos_total, "positions_agree": pos_same,
         "position_agreement": pos_same as f64 / pos_total.max(1) as f64,
         "decided_positions_exhaustive": present,
