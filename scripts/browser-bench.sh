@@ -5,6 +5,7 @@
 # Usage: scripts/browser-bench.sh [N_REVIEWS (default 5)]   BUNDLE=... to use another bundle;
 #        DECODERS=fast to time only the fast decoder in the browser (exhaustive runs take minutes each);
 #        WORKERS="1 2" the page's worker counts to time (default: 1 and 2; each worker holds a model).
+# The mean lines also give the largest WebAssembly linear memory of the workers, summed over workers.
 # Prints a table; raw figures in target/bench/browser/{native-1,native-all,browser}.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,7 +72,7 @@ for i, (a, b) in enumerate(zip(n1, na)):
             if rep:
                 same.append(rep.get("pairs_scored") == pairs and rep.get("verdict") == a[f"verdict_{d}"]
                             and r.get("workers") == int(w))
-            for k, v in ((f"b1-{w}", t[0]), (f"bw-{w}", t[-1])):
+            for k, v in ((f"b1-{w}", t[0]), (f"bw-{w}", t[-1]), (f"mem-{w}", r.get("wasmMemory") or None)):
                 if v is not None:
                     sums.setdefault((d, k), []).append(v)
             cells.append(f"{f(t[0]):>14} {f(t[-1]):>6}")
@@ -79,6 +80,8 @@ for i, (a, b) in enumerate(zip(n1, na)):
         print(f"{i + 1:>6} {a['words']:>5} | {d:10} {pairs:>5} | {f(a[f'secs_{d}']):>9} {f(b[f'secs_{d}']):>10} | {' | '.join(cells)} | {verdict}")
 for d in ("exhaustive", "fast"):
     m = lambda k: (lambda v: f"{sum(v) / len(v):.2f}" if v else "–")(sums.get((d, k), []))
-    br_means = "; ".join(f"browser {w} worker(s) first run {m('b1-' + w)} s, warm {m('bw-' + w)} s" for w in workers)
+    mb = lambda k: (lambda v: f"{max(v) / 2**20:.0f} MiB" if v else "–")(sums.get((d, k), []))
+    br_means = "; ".join(f"browser {w} worker(s) first run {m('b1-' + w)} s, warm {m('bw-' + w)} s, "
+                         f"wasm memory {mb('mem-' + w)}" for w in workers)
     print(f"mean {d:10}: native 1 thread {m('n1')} s, all cores {m('na')} s; {br_means}")
 PY

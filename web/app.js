@@ -143,6 +143,7 @@ function onWorkerMessage(msg) {
         $("run-status").textContent =
           `Done in ${(msg.ms / 1000).toFixed(2)} s: ${msg.report.pairs_scored} pairs over ${msg.report.windows.length} windows${by}.`;
         document.body.dataset.workers = String(msg.workers || 1);
+        document.body.dataset.wasmMemory = String(msg.memory || 0);
         renderReport(msg.report, bytes, msg.ms);
         updateRunButton();
       }

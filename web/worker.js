@@ -11,6 +11,8 @@ import init, { Detector, inspectBundle, sha256Hex, takePanicMessage, version } f
 const CACHE = "semtrace-model-v1";
 let detector = null;
 let wasmReady = false;
+let wasmMemory = null; // this worker's linear memory (model weights, plans, activations)
+const memoryBytes = () => (wasmMemory ? wasmMemory.buffer.byteLength : 0);
 // Lead only: helpers attached by the page, {port, ready, waiting: Map(id -> {resolve, reject})}.
 const helpers = [];
 let nextRequest = 1;
@@ -73,7 +75,8 @@ async function modelFile(base, entry, label) {
 }
 
 async function load(base, announce = true) {
-  await init({ module_or_path: new URL("pkg/semtrace_detector_wasm_bg.wasm", base) });
+  const exports = await init({ module_or_path: new URL("pkg/semtrace_detector_wasm_bg.wasm", base) });
+  wasmMemory = exports.memory || null;
   wasmReady = true;
   const mresp = await fetch(new URL("model/manifest.json", base), { cache: "no-cache" });
   if (!mresp.ok) throw new Error(`could not fetch the model manifest (model/manifest.json): HTTP ${mresp.status}`);
@@ -117,14 +120,14 @@ function serveAsHelper(msg) {
     const req = ev.data;
     queue = queue.then(() => {
       const probs = detector.scorePairs(req.premises, req.hypotheses);
-      port.postMessage({ type: "scores", id: req.id, probs: probs.buffer }, [probs.buffer]);
+      port.postMessage({ type: "scores", id: req.id, probs: probs.buffer, memory: memoryBytes() }, [probs.buffer]);
     }).catch((err) => port.postMessage({ type: "error", id: req.id, message: describe(err) }));
   };
 }
 
 // ---------------------------------------------------------------- lead side
 function attach(port) {
-  const h = { port, ready: false, waiting: new Map() };
+  const h = { port, ready: false, waiting: new Map(), memory: 0 };
   port.onmessage = (ev) => {
     const m = ev.data;
     if (m.type === "ready") { h.ready = true; announceTeam(); }
@@ -133,7 +136,7 @@ function attach(port) {
       const w = h.waiting.get(m.id);
       if (!w) return;
       h.waiting.delete(m.id);
-      if (m.type === "scores") w.resolve(new Float32Array(m.probs));
+      if (m.type === "scores") { h.memory = m.memory || 0; w.resolve(new Float32Array(m.probs)); }
       else { h.ready = false; w.reject(new Error(m.message)); }
     }
   };
@@ -232,7 +235,9 @@ async function handle(msg) {
       const report = team.length
         ? await detectShared(msg, team, progress)
         : detector.detect(msg.bundleJson, new Uint8Array(msg.review), msg.options, progress);
-      post({ type: "result", id: msg.id, report, ms: performance.now() - t0, workers: team.length + 1 });
+      // Linear memory never shrinks, so this is each worker's peak so far (helpers: at their last reply).
+      const memory = memoryBytes() + team.reduce((sum, h) => sum + h.memory, 0);
+      post({ type: "result", id: msg.id, report, ms: performance.now() - t0, workers: team.length + 1, memory });
     }
   } catch (err) {
     post({ type: "error", id: msg.id, stage: msg.type, message: describe(err) });

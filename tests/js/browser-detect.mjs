@@ -145,7 +145,9 @@ for (const run of cfg.detect || []) {
     const rows = await page.$$eval("#positions tbody tr", (rs) => rs.length);
     const verdictText = await page.textContent("#verdict");
     const workers = await page.evaluate(() => Number(document.body.dataset.workers || 0));
-    out.detect.push({ name: run.name, report, times, loadMs, screenshot: shot, marks, rows, verdictText, model, workers });
+    // WebAssembly linear memory of the workers that scored the last run, summed.
+    const wasmMemory = await page.evaluate(() => Number(document.body.dataset.wasmMemory || 0));
+    out.detect.push({ name: run.name, report, times, loadMs, screenshot: shot, marks, rows, verdictText, model, workers, wasmMemory });
     if (cfg.axe && !out.axe) out.axe = await accessibilityAndCsp(page);
   }
   await ctx.close();

@@ -182,6 +182,16 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
             run["workers"], workers,
             "{name}: workers that scored the pairs"
         );
+        // Each worker holds its own copy of the model: the reported linear memory must cover
+        // the model bytes once per worker.
+        let model_bytes = fs::metadata(root().join("models/semtrace-nli-minilm/model.onnx"))
+            .unwrap()
+            .len();
+        let memory = run["wasmMemory"].as_u64().unwrap_or(0);
+        assert!(
+            memory > workers * model_bytes,
+            "{name}: {memory} bytes of wasm memory for {workers} worker(s)"
+        );
         // The result view shows every position and highlights the decided ones' windows.
         assert_eq!(
             run["rows"], native["k"],
