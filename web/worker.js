@@ -112,6 +112,7 @@ self.onmessage = (ev) => {
 
 // ---------------------------------------------------------------- helper side
 function serveAsHelper(msg) {
+  self.semtraceRole = "helper"; // lets a test driver tell the workers apart
   const port = msg.port;
   const loaded = load(msg.base, false);
   loaded.then(() => port.postMessage({ type: "ready" }), (err) => port.postMessage({ type: "failed", message: describe(err) }));
@@ -166,17 +167,34 @@ function askHelper(h, premises, hypotheses) {
   });
 }
 
+// A wedged helper sends no error event. One that has not answered long after this worker
+// finished its own, equal share is taken as lost, and its share is scored here.
+const STALL_MIN_MS = 10000;
+const STALL_FACTOR = 10;
+
+function withDeadline(h, promise, ms) {
+  let timer;
+  const stalled = new Promise((_, reject) => {
+    timer = setTimeout(() => { dropHelper(helpers.indexOf(h)); reject(new Error("helper worker stalled")); }, ms);
+  });
+  return Promise.race([promise, stalled]).finally(() => clearTimeout(timer));
+}
+
 // One detection shared with the ready helpers; the report is the one `detector.detect` gives.
-async function detectShared(msg, team, onProgress) {
+// Returns it with the number of workers still sharing the work at the end.
+async function detectShared(msg, onProgress) {
   const plan = detector.plan(msg.bundleJson, new Uint8Array(msg.review), msg.options);
+  let team = helpers.filter((h) => h.ready);
   try {
-    const n = team.length + 1;
     const batch = Math.max(1, detector.preferredBatch);
     let before = 0;
     for (;;) {
       const { premises, hypotheses } = plan.pending();
       const total = premises.length;
       if (!total) break;
+      // A helper lost in an earlier round gets no share of this one.
+      team = team.filter((h) => h.ready);
+      const n = team.length + 1;
       // Batch b of the length-sorted round goes to worker b % n (0 = this one): equal loads.
       const parts = Array.from({ length: n }, () => ({ idx: [], premises: [], hypotheses: [] }));
       for (let b = 0; b * batch < total; b++) {
@@ -189,23 +207,25 @@ async function detectShared(msg, team, onProgress) {
       }
       const asked = team.map((h, k) => {
         const part = parts[k + 1];
-        if (!part.idx.length) return Promise.resolve(new Float32Array(0));
-        // A helper that fails leaves its share to this worker.
-        return askHelper(h, part.premises, part.hypotheses)
-          .catch(() => detector.scorePairs(part.premises, part.hypotheses));
+        return part.idx.length ? askHelper(h, part.premises, part.hypotheses) : Promise.resolve(new Float32Array(0));
       });
       // The helpers run meanwhile; progress assumes they keep this worker's pace.
+      const t0 = performance.now();
       const own = detector.scorePairs(parts[0].premises, parts[0].hypotheses, (done, of) => {
         onProgress(before + Math.round((total * done) / Math.max(1, of)), before + total);
       });
-      const got = [own, ...(await Promise.all(asked))];
+      const deadline = Math.max(STALL_MIN_MS, STALL_FACTOR * (performance.now() - t0));
+      // A helper that fails or stalls leaves its share to this worker.
+      const helped = await Promise.all(asked.map((p, k) => withDeadline(team[k], p, deadline)
+        .catch(() => detector.scorePairs(parts[k + 1].premises, parts[k + 1].hypotheses))));
+      const got = [own, ...helped];
       const probs = new Float32Array(total);
       parts.forEach((part, k) => part.idx.forEach((i, j) => { probs[i] = got[k][j]; }));
       plan.supply(probs);
       before += total;
       onProgress(before, before);
     }
-    return plan.report();
+    return { report: plan.report(), workers: 1 + team.filter((h) => h.ready).length };
   } finally {
     plan.free();
   }
@@ -218,6 +238,7 @@ async function handle(msg) {
     } else if (msg.type === "attach") {
       attach(msg.port);
     } else if (msg.type === "init") {
+      self.semtraceRole = "lead";
       await load(msg.base);
     } else if (msg.type === "inspect") {
       if (!wasmReady) throw new Error("the detector did not start");
@@ -232,12 +253,12 @@ async function handle(msg) {
         if (done === total || now - last > 50) { last = now; post({ type: "progress", id: msg.id, done, total }); }
       };
       const team = helpers.filter((h) => h.ready);
-      const report = team.length
-        ? await detectShared(msg, team, progress)
-        : detector.detect(msg.bundleJson, new Uint8Array(msg.review), msg.options, progress);
+      const { report, workers } = team.length
+        ? await detectShared(msg, progress)
+        : { report: detector.detect(msg.bundleJson, new Uint8Array(msg.review), msg.options, progress), workers: 1 };
       // Linear memory never shrinks, so this is each worker's peak so far (helpers: at their last reply).
-      const memory = memoryBytes() + team.reduce((sum, h) => sum + h.memory, 0);
-      post({ type: "result", id: msg.id, report, ms: performance.now() - t0, workers: team.length + 1, memory });
+      const memory = memoryBytes() + team.filter((h) => h.ready).reduce((sum, h) => sum + h.memory, 0);
+      post({ type: "result", id: msg.id, report, ms: performance.now() - t0, workers, memory });
     }
   } catch (err) {
     post({ type: "error", id: msg.id, stage: msg.type, message: describe(err) });

@@ -4,7 +4,8 @@
 // CONFIG: { site, chromium, playwright, base ("/semtrace/"), artifacts, timeoutMs,
 //           detect: [{ name, bundle, review, decoder, repeat, query }],   // full runs, report JSON read back;
 //                                                   // query: appended to the page URL ("?workers=2")
-//           bad: { corruptBundle, bundle, otherModelBundle } }     // bad-input messages
+//           bad: { corruptBundle, bundle, otherModelBundle },     // bad-input messages
+//           stall: { bundle, review } }   // a 2-worker run whose helper is wedged (busy) mid-page
 // The static server is our own (node:http) so every request the page makes is seen and logged.
 import { readFileSync, writeFileSync, mkdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -150,6 +151,42 @@ for (const run of cfg.detect || []) {
     out.detect.push({ name: run.name, report, times, loadMs, screenshot: shot, marks, rows, verdictText, model, workers, wasmMemory });
     if (cfg.axe && !out.axe) out.axe = await accessibilityAndCsp(page);
   }
+  await ctx.close();
+}
+
+if (cfg.stall) {
+  // A helper that stops answering without an error event: the lead must take its share back and
+  // finish the run alone. The helper is wedged for real, by a busy loop evaluated in its scope.
+  const { ctx, page } = await newPage();
+  await page.goto(url + "?workers=2");
+  await waitModel(page);
+  await page.waitForFunction(() => Number(document.body.dataset.workersReady || 1) >= 2, null, { timeout: TIMEOUT });
+  let helper = null;
+  const roles = [];
+  for (const w of page.workers()) {
+    const role = await w.evaluate(() => self.semtraceRole).catch((e) => `error: ${e.message}`);
+    roles.push(role);
+    if (role === "helper") helper = w;
+  }
+  const stall = { found: !!helper, roles };
+  if (helper) {
+    helper.evaluate(() => { const end = Date.now() + 180000; while (Date.now() < end) { /* wedged */ } }).catch(() => {});
+    await page.setInputFiles("#bundle-file", cfg.stall.bundle);
+    await page.waitForSelector("#bundle-summary:not([hidden])", { timeout: TIMEOUT });
+    await page.setInputFiles("#review-file", cfg.stall.review);
+    await page.waitForFunction(() => document.getElementById("review-text").value.length > 0);
+    await page.selectOption("#decoder", "fast");
+    const t0 = Date.now();
+    await page.click("#run");
+    await page.waitForFunction(() => (document.body.dataset.resultReady || "") !== "" || !document.getElementById("message").hidden,
+      null, { timeout: TIMEOUT });
+    stall.ms = Date.now() - t0;
+    stall.message = await message(page);
+    stall.report = (await page.isVisible("#result")) ? JSON.parse(await page.textContent("#report-json")) : null;
+    stall.workers = await page.evaluate(() => Number(document.body.dataset.workers || 0));
+    stall.workersReady = await page.evaluate(() => Number(document.body.dataset.workersReady || 0));
+  }
+  out.stall = stall;
   await ctx.close();
 }
 

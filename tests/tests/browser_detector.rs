@@ -163,7 +163,28 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
             ],
             "bad": {"corruptBundle": corrupt, "bundle": root().join(BUNDLE), "otherModelBundle": other_path,
                     "cancelReview": review},
+            "stall": {"bundle": root().join(BUNDLE), "review": review},
         }),
+    );
+
+    // A helper wedged mid-page (a busy loop in its scope, so no error event): the lead takes its
+    // share back after the stall deadline and the report is still the native one.
+    let stall = &out["stall"];
+    assert_eq!(
+        stall["found"], true,
+        "no helper worker on a ?workers=2 page: {stall}"
+    );
+    assert!(
+        stall["message"].as_str().unwrap_or("").is_empty(),
+        "stalled run: {}",
+        stall["message"]
+    );
+    assert_same_report(&native_fast, &stall["report"], "stalled helper");
+    assert_eq!(stall["workers"], 1, "the wedged helper is dropped: {stall}");
+    assert_eq!(stall["workersReady"], 1, "{stall}");
+    eprintln!(
+        "stalled helper: the run finished alone in {} ms",
+        stall["ms"]
     );
 
     // The page's reports equal the CLI's.
