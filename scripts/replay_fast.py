@@ -7,7 +7,10 @@ pairs the fast decoder scores, and a decision is a function of the per-fact maxi
 scored pairs, so any strategy can be evaluated here without running the model: this script
 reports, per strategy, the pairs it would score and its agreement with the exhaustive decoder.
 
-Usage: scripts/replay_fast.py CACHE_DIR [--explain]
+Usage: scripts/replay_fast.py CACHE_DIR [--explain] [--only LIST | --except LIST]
+
+--only / --except LIST: replay only the runs named (or all but those named) in LIST, one
+`*.probs.json` file name per line: e.g. the runs a budget was chosen on, to report it on the others.
 
 --explain also splits the fast decoder's (BM25 3 + 3) disagreements into those no lexical ranking can
 fix (the exhaustive maximum that decides the position lies in a window sharing no content term with the
@@ -88,9 +91,11 @@ def decide(s0, s1):
     return str(int(s1 > s0))
 
 
-def load(cache):
+def load(cache, keep=lambda name: True):
     runs = []
     for pf in sorted(glob.glob(os.path.join(cache, "*.probs.json"))):
+        if not keep(os.path.basename(pf)):
+            continue
         d = json.load(open(pf))
         rep = json.load(open(pf.replace(".probs.json", ".json")))
         wins, facts = d["windows"], d["facts"]
@@ -223,14 +228,20 @@ def explain(runs):
 
 
 def main():
-    cache = sys.argv[1]
-    runs = load(cache)
+    cache, args = sys.argv[1], sys.argv[2:]
+    keep = lambda name: True
+    for flag, wanted in (("--only", True), ("--except", False)):
+        if flag in args:
+            listed = set(open(args[args.index(flag) + 1]).read().split())
+            keep = lambda name, listed=listed, wanted=wanted: (name in listed) == wanted
+    runs = load(cache, keep)
     print(f"{len(runs)} exhaustive runs, {sum(len(r['wins']) * len(r['facts']) for r in runs)} pairs")
     strategies = {f"bm25 {t}+{e}": bm25_rounds(t, e) for t, e in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8)]}
     strategies["bm25 3+3, extend from 0.2"] = bm25_rounds(3, 3, lambda s0, s1: max(s0, s1) >= 0.2)
     strategies["every shared term"] = every_shared_term
-    for t, e, k, thr in [(2, 2, 1, 0.02), (3, 3, 1, 0.02), (2, 2, 1, 0.05), (3, 3, 2, 0.02)]:
-        strategies[f"bm25 {t}+{e}, {k} probe(s) >= {thr}"] = with_hub_probes(t, e, k, thr)
+    # (3, 1, 1, 0.005) is the Rust default (FastOptions::default()).
+    for t, e, k, thr in [(2, 1, 1, 0.005), (3, 1, 1, 0.005), (3, 3, 1, 0.02), (3, 1, 1, 0.003), (3, 3, 2, 0.005)]:
+        strategies[f"bm25 {t}+{e}, {k} probe >= {thr}"] = with_hub_probes(t, e, k, thr)
     for name, ch in strategies.items():
         same = tot = pairs = vsame = 0
         for r in runs:
@@ -239,8 +250,8 @@ def main():
             vsame += verdict(dec, r["codeword"]) == verdict(r["exh"], r["codeword"])
             tot += len(dec)
             pairs += n
-        print(f"{name:<26} pairs {pairs:>7}  positions {same}/{tot} ({100 * same / max(1, tot):.2f}%)  verdicts {vsame}/{len(runs)}")
-    if "--explain" in sys.argv[2:]:
+        print(f"{name:<30} pairs {pairs:>7}  positions {same}/{tot} ({100 * same / max(1, tot):.2f}%)  verdicts {vsame}/{len(runs)}")
+    if "--explain" in args:
         explain(runs)
 
 
