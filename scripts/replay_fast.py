@@ -7,7 +7,10 @@ pairs the fast decoder scores, and a decision is a function of the per-fact maxi
 scored pairs, so any strategy can be evaluated here without running the model: this script
 reports, per strategy, the pairs it would score and its agreement with the exhaustive decoder.
 
-Usage: scripts/replay_fast.py CACHE_DIR [--explain] [--only LIST | --except LIST]
+Usage: scripts/replay_fast.py CACHE_DIR [--explain] [--jobs AGREEMENT_JSON] [--only LIST | --except LIST]
+
+--jobs AGREEMENT_JSON: only the runs of that `semtrace bench --agreement --json` output (its rows'
+`cached_probs`), so that the replay covers exactly the runs the Rust decoder was measured on.
 
 --only / --except LIST: replay only the runs named (or all but those named) in LIST, one
 `*.probs.json` file name per line: e.g. the runs a budget was chosen on, to report it on the others.
@@ -230,10 +233,14 @@ def explain(runs):
 def main():
     cache, args = sys.argv[1], sys.argv[2:]
     keep = lambda name: True
+    if "--jobs" in args:
+        rows = json.load(open(args[args.index("--jobs") + 1]))["rows"]
+        jobs = {r["cached_probs"] for r in rows}
+        keep = lambda name, jobs=jobs: name in jobs
     for flag, wanted in (("--only", True), ("--except", False)):
         if flag in args:
             listed = set(open(args[args.index(flag) + 1]).read().split())
-            keep = lambda name, listed=listed, wanted=wanted: (name in listed) == wanted
+            keep = lambda name, listed=listed, wanted=wanted, prev=keep: prev(name) and (name in listed) == wanted
     runs = load(cache, keep)
     print(f"{len(runs)} exhaustive runs, {sum(len(r['wins']) * len(r['facts']) for r in runs)} pairs")
     strategies = {f"bm25 {t}+{e}": bm25_rounds(t, e) for t, e in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8)]}

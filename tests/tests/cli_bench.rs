@@ -96,6 +96,11 @@ fn agreement_budgets_and_the_exhaustive_cache() {
     assert_eq!(probs["pairs"].as_array().unwrap().len() as u64, exhaustive);
     let windows = probs["windows"].as_array().unwrap().len() as u64;
     assert_eq!(windows * 24, exhaustive, "every window x every fact");
+    // The row names that file, so a replay can be restricted to a run's own jobs.
+    assert_eq!(
+        cache.join(small["rows"][0]["cached_probs"].as_str().unwrap()),
+        reports[0].with_extension("probs.json")
+    );
 
     // Second run: the exhaustive report comes from the cache (no timing), the fast side uses the
     // larger budget and a probe per window, scores more pairs and agrees at least as well on

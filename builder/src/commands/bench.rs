@@ -81,6 +81,19 @@ fn reviews_by_paper(path: &Path) -> Result<Vec<(String, String)>> {
 const EXHAUSTIVE_CACHE_REVISION: &str = "engine-2";
 
 /// Exhaustive report, from the cache when it has it.
+/// The name (without extension) of a run's exhaustive report in the cache: the model, the bundle
+/// and the review decide it.
+fn cache_key(review: &str, bundle: &Bundle, engine: &semtrace_core::nli::TractNli) -> String {
+    semtrace_core::sha256_hex(
+        format!(
+            "{EXHAUSTIVE_CACHE_REVISION}\n{}\n{}\n{review}",
+            engine.sha256(),
+            bundle.to_json_pretty()
+        )
+        .as_bytes(),
+    )
+}
+
 fn exhaustive_cached(
     cache: Option<&Path>,
     review: &str,
@@ -88,14 +101,7 @@ fn exhaustive_cached(
     engine: &semtrace_core::nli::TractNli,
     check: &semtrace_core::report::ModelCheck,
 ) -> Result<(semtrace_core::report::Report, Option<f64>)> {
-    let key = semtrace_core::sha256_hex(
-        format!(
-            "{EXHAUSTIVE_CACHE_REVISION}\n{}\n{}\n{review}",
-            engine.sha256(),
-            bundle.to_json_pretty()
-        )
-        .as_bytes(),
-    );
+    let key = cache_key(review, bundle, engine);
     let file = cache.map(|c| c.join(format!("{key}.json")));
     if let Some(f) = &file {
         if let Ok(t) = fs::read_to_string(f) {
@@ -268,6 +274,8 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
             "verdict_fast": fast.verdict, "pairs_exhaustive": exh.pairs_scored,
             "pairs_fast": fast.pairs_scored,
             "secs_exhaustive": secs, "secs_fast": fast_secs,
+            // The run's per-pair probabilities, for scripts/replay_fast.py --only.
+            "cached_probs": a.cache.as_ref().map(|_| format!("{}.probs.json", cache_key(review, bundle, engine))),
         }));
         if !a.json {
             eprint!("\r{}/{} review-bundle pairs", n + 1, jobs.len());
