@@ -96,12 +96,12 @@ fn cache_key(review: &str, bundle: &Bundle, engine: &semtrace_core::nli::TractNl
 
 fn exhaustive_cached(
     cache: Option<&Path>,
+    key: &str,
     review: &str,
     bundle: &Bundle,
     engine: &semtrace_core::nli::TractNli,
     check: &semtrace_core::report::ModelCheck,
 ) -> Result<(semtrace_core::report::Report, Option<f64>)> {
-    let key = cache_key(review, bundle, engine);
     let file = cache.map(|c| c.join(format!("{key}.json")));
     if let Some(f) = &file {
         if let Ok(t) = fs::read_to_string(f) {
@@ -214,7 +214,9 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
     for (n, (i, bname, bundle)) in jobs.iter().enumerate() {
         let review = &reviews[*i].1;
         let check = check_model(bundle, &engine.spec().name, engine.sha256(), true)?;
-        let (exh, secs) = exhaustive_cached(a.cache.as_deref(), review, bundle, engine, &check)?;
+        let key = cache_key(review, bundle, engine);
+        let (exh, secs) =
+            exhaustive_cached(a.cache.as_deref(), &key, review, bundle, engine, &check)?;
         if let Some(s) = secs {
             t_exh += s;
             n_exh_timed += 1;
@@ -275,7 +277,7 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
             "pairs_fast": fast.pairs_scored,
             "secs_exhaustive": secs, "secs_fast": fast_secs,
             // The run's per-pair probabilities, for scripts/replay_fast.py --only.
-            "cached_probs": a.cache.as_ref().map(|_| format!("{}.probs.json", cache_key(review, bundle, engine))),
+            "cached_probs": a.cache.as_ref().map(|_| format!("{key}.probs.json")),
         }));
         if !a.json {
             eprint!("\r{}/{} review-bundle pairs", n + 1, jobs.len());
