@@ -510,6 +510,10 @@ pub struct BenchArgs {
     /// Write the exact engine-benchmark pairs as JSON (for the onnxruntime side).
     #[arg(long)]
     pub dump_pairs: Option<PathBuf>,
+    /// Also time the engine-benchmark pairs node by node on one thread and print where the time
+    /// goes, per kind of node of tract's optimised plan (top rows; all of them with --json).
+    #[arg(long, conflicts_with = "agreement")]
+    pub profile_ops: bool,
     /// Print a JSON summary instead of text.
     #[arg(long)]
     pub json: bool,

@@ -146,11 +146,34 @@ fn engine_throughput_and_dumped_pairs() {
             "8",
             "--dump-pairs",
             dump.to_str().unwrap(),
+            "--profile-ops",
         ],
         &home,
     );
     assert_eq!(v["engine_pairs"], 8);
     assert!(v["engine_pairs_per_s"].as_f64().unwrap() > 0.0);
+    // The op profile covers the real plan: the BERT graph's matmuls, softmax and the project's own
+    // mask add, each layer's copies folded into one row (6 layers: 6 softmax evaluations per batch).
+    let prof = &v["op_profile"];
+    let ops = prof["ops"].as_array().unwrap();
+    let total: f64 = ops.iter().map(|o| o["seconds"].as_f64().unwrap()).sum();
+    assert!(
+        (total - prof["seconds"].as_f64().unwrap()).abs() < 1e-9 && total > 0.0,
+        "{prof}"
+    );
+    let row = |op: &str| {
+        ops.iter()
+            .find(|o| o["op"] == op)
+            .unwrap_or_else(|| panic!("no {op} in {prof}"))
+    };
+    assert!(row("OptMatMul")["seconds"].as_f64().unwrap() > 0.0);
+    assert!(row("MaskRowAdd")["calls"].as_u64().unwrap() >= 6);
+    assert_eq!(row("Softmax")["calls"].as_u64().unwrap() % 6, 0, "{prof}");
+    assert!(
+        ops.iter()
+            .all(|o| !o["role"].as_str().unwrap().contains("_1")),
+        "{prof}"
+    );
     let d: serde_json::Value = serde_json::from_slice(&fs::read(&dump).unwrap()).unwrap();
     let pairs = d["pairs"].as_array().unwrap();
     assert_eq!(pairs.len(), 8);
@@ -185,24 +208,26 @@ fn bad_inputs_are_refused_with_exit_3() {
         assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
     }
-    // A zero-pair throughput figure is refused at the command line.
-    let o = semtrace(
-        &[
-            "bench",
-            "--bundle",
-            BUNDLE,
-            "--reviews",
-            root()
-                .join("tests/fixtures/sample-review.md")
-                .to_str()
-                .unwrap(),
-            "--pairs",
-            "0",
-        ],
-        &home,
-        None,
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Refused at the command line (exit 2, naming the flag and why): a zero-pair throughput figure,
+    // and a hub threshold that is not a probability in [0, 1] (or not a number).
+    let review = root().join("tests/fixtures/sample-review.md");
+    for (arg, reason) in [
+        ("--pairs=0", "must be at least 1"),
+        ("--fast-hub-threshold=2", "not a probability in [0, 1]"),
+        ("--fast-hub-threshold=-0.1", "not a probability"),
+        ("--fast-hub-threshold=x", "invalid float"),
+    ] {
+        let reviews = review.to_str().unwrap();
+        let o = semtrace(
+            &["bench", "--bundle", BUNDLE, "--reviews", reviews, arg],
+            &home,
+            None,
+        );
+        assert_eq!(o.status.code(), Some(2), "{arg}: {}", stderr(&o));
+        let flag = arg.split('=').next().unwrap();
+        assert!(stderr(&o).contains(flag), "{arg}: {}", stderr(&o));
+        assert!(stderr(&o).contains(reason), "{arg}: {}", stderr(&o));
+    }
 }
 
 #[test]

@@ -335,6 +335,9 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
     Ok(exit::OK)
 }
 
+/// Rows of `--profile-ops` printed as text (JSON has them all).
+const PROFILE_ROWS: usize = 25;
+
 pub fn run(a: BenchArgs) -> Result<i32> {
     if a.agreement {
         let engine = model_store::load(&a.model)?;
@@ -413,6 +416,12 @@ pub fn run(a: BenchArgs) -> Result<i32> {
     }
     let pairs_per_s = per_s[0];
     let pairs_per_s_threads = per_s[1];
+    let profile = if a.profile_ops {
+        engine.op_profile(&pairs)?
+    } else {
+        Vec::new()
+    };
+    let profile_total: f64 = profile.iter().map(|o| o.seconds).sum();
 
     // Exhaustive decoder per review.
     let check = check_model(&bundle, &engine.spec().name, engine.sha256(), true)?;
@@ -438,6 +447,10 @@ pub fn run(a: BenchArgs) -> Result<i32> {
                 "engine_pairs_per_s": pairs_per_s, "engine_pairs_per_s_threads": pairs_per_s_threads,
                 "reviews": per_review.iter().map(|(w, n, p, s)| serde_json::json!({"words": w, "windows": n, "pairs": p, "seconds": s})).collect::<Vec<_>>(),
                 "mean_review_s": mean_s,
+                "op_profile": a.profile_ops.then(|| serde_json::json!({
+                    "seconds": profile_total,
+                    "ops": profile.iter().map(|o| serde_json::json!({"op": o.op, "role": o.role, "seconds": o.seconds, "calls": o.calls})).collect::<Vec<_>>(),
+                })),
             })
         );
     } else {
@@ -455,10 +468,28 @@ pub fn run(a: BenchArgs) -> Result<i32> {
         for (w, n, p, s) in &per_review {
             println!("review           {w} words, {n} windows, {p} pairs: {s:.2} s (exhaustive, {threads} threads)");
         }
-        println!(
-            "mean per review  {mean_s:.2} s (exhaustive, {} reviews)",
-            per_review.len()
-        );
+        if !per_review.is_empty() {
+            println!(
+                "mean per review  {mean_s:.2} s (exhaustive, {} reviews)",
+                per_review.len()
+            );
+        }
+        if a.profile_ops {
+            println!(
+                "op profile       {profile_total:.3} s over {} pairs, 1 thread; top node kinds:",
+                pairs.len()
+            );
+            for o in profile.iter().take(PROFILE_ROWS) {
+                println!(
+                    "  {:5.1}%  {:8.4} s  {:4} calls  {:<18} {}",
+                    100.0 * o.seconds / profile_total.max(f64::MIN_POSITIVE),
+                    o.seconds,
+                    o.calls,
+                    o.op,
+                    o.role
+                );
+            }
+        }
     }
     Ok(exit::OK)
 }

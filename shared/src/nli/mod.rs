@@ -6,7 +6,7 @@ mod tract_engine;
 
 pub use spec::ModelSpec;
 pub use stand_in::LexicalStandIn;
-pub use tract_engine::{EncodedBatch, TractNli};
+pub use tract_engine::{EncodedBatch, OpTime, TractNli};
 
 use crate::error::Result;
 

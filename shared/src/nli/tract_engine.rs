@@ -320,15 +320,8 @@ impl TractNli {
         Ok(())
     }
 
-    /// Run the graph on already-encoded tensors; returns one row of raw logits per pair.
-    pub fn logits(&self, batch: &EncodedBatch) -> Result<Vec<Vec<f32>>> {
-        if batch.rows == 0 {
-            return Ok(Vec::new());
-        }
-        let plan = self
-            .plans
-            .get(&self.model, batch.rows)
-            .map_err(tract_err("optimising the graph"))?;
+    /// The graph's input tensors for one batch, in the graph's input order.
+    fn inputs(&self, batch: &EncodedBatch) -> Result<TVec<TValue>> {
         let shape = (batch.rows, batch.seq);
         let mut inputs: TVec<TValue> = tvec![];
         for role in &self.roles {
@@ -341,7 +334,74 @@ impl TractNli {
                 .map_err(|e| Error::model(format!("input shape: {e}")))?;
             inputs.push(arr.into_tensor().into());
         }
-        let out = plan.run(inputs).map_err(tract_err("running the model"))?;
+        Ok(inputs)
+    }
+
+    /// Where one thread's time goes, per kind of node of the optimised plan: the pairs are
+    /// batched exactly as [`NliScorer::entailment`] batches them, each batch runs once to build its
+    /// plan and once timed, node by node. For `semtrace bench --profile-ops` (native only: wasm32
+    /// has no clock in `std`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn op_profile(&self, pairs: &[NliPair<'_>]) -> Result<Vec<OpTime>> {
+        use std::collections::HashMap;
+        use std::time::Instant;
+        use tract_onnx::tract_core::plan::{eval, SimpleState};
+        let encs = self.tokenize(pairs)?;
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        order.sort_by_key(|&i| (encs[i].get_ids().len(), i));
+        let mut by_kind: HashMap<(String, String), OpTime> = HashMap::new();
+        for idx in order.chunks(self.batch_size) {
+            let refs: Vec<&tokenizers::Encoding> = idx.iter().map(|&i| &encs[i]).collect();
+            let batch = self.assemble(&refs);
+            let plan = self
+                .plans
+                .get(&self.model, batch.rows)
+                .map_err(tract_err("optimising the graph"))?;
+            let mut state = SimpleState::new(&plan).map_err(tract_err("plan state"))?;
+            state
+                .run(self.inputs(&batch)?)
+                .map_err(tract_err("running the model"))?;
+            let mut times: Vec<(String, String, f64)> = Vec::new();
+            state
+                .run_plan_with_eval(self.inputs(&batch)?, |ctx, st, node, inputs| {
+                    let start = Instant::now();
+                    let out = eval(ctx, st, node, inputs);
+                    times.push((
+                        node.op().name().to_string(),
+                        op_role(&node.name),
+                        start.elapsed().as_secs_f64(),
+                    ));
+                    out
+                })
+                .map_err(tract_err("running the model"))?;
+            for (op, role, secs) in times {
+                let e = by_kind.entry((op.clone(), role.clone())).or_insert(OpTime {
+                    op,
+                    role,
+                    seconds: 0.0,
+                    calls: 0,
+                });
+                e.seconds += secs;
+                e.calls += 1;
+            }
+        }
+        let mut out: Vec<OpTime> = by_kind.into_values().collect();
+        out.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+        Ok(out)
+    }
+
+    /// Run the graph on already-encoded tensors; returns one row of raw logits per pair.
+    pub fn logits(&self, batch: &EncodedBatch) -> Result<Vec<Vec<f32>>> {
+        if batch.rows == 0 {
+            return Ok(Vec::new());
+        }
+        let plan = self
+            .plans
+            .get(&self.model, batch.rows)
+            .map_err(tract_err("optimising the graph"))?;
+        let out = plan
+            .run(self.inputs(batch)?)
+            .map_err(tract_err("running the model"))?;
         let view = out[0]
             .to_plain_array_view::<f32>()
             .map_err(tract_err("reading logits"))?;
@@ -365,6 +425,60 @@ impl TractNli {
             .into_iter()
             .map(|r| r.iter().copied().collect())
             .collect())
+    }
+}
+
+/// Time spent in one kind of plan node (see [`TractNli::op_profile`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpTime {
+    /// tract's op name, e.g. `OptMatMul`.
+    pub op: String,
+    /// The node's name with layer numbers and tract's suffixes folded away, so that the same node of
+    /// every layer lands in one row (e.g. `/bert/encoder/layer.#/attention/self/query/MatMul`).
+    pub role: String,
+    pub seconds: f64,
+    /// Node evaluations summed into this row.
+    pub calls: usize,
+}
+
+/// A node name with its copy numbers folded away, so that the same node of every layer lands in
+/// one row: the exporter names the first layer's nodes `/dense/Add`, `/Softmax` and later ones
+/// `/dense_3/Add`, `/Softmax_4`, and tract appends `.suffix` decorations to nodes it splits.
+#[cfg(not(target_arch = "wasm32"))]
+fn op_role(name: &str) -> String {
+    let last_slash = name.rfind('/').map_or(0, |i| i + 1);
+    let base = match name[last_slash..].find('.') {
+        Some(dot) => &name[..last_slash + dot],
+        None => name,
+    };
+    let mut out = String::with_capacity(base.len());
+    let mut chars = base.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '_' && chars.peek().is_some_and(char::is_ascii_digit) {
+            while chars.peek().is_some_and(char::is_ascii_digit) {
+                chars.next();
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod op_role_tests {
+    #[test]
+    fn layer_copies_and_tract_suffixes_fold_together() {
+        for (name, role) in [
+            ("/dense_3/Add", "/dense/Add"),
+            ("/dense/Add", "/dense/Add"),
+            ("/Softmax_11", "/Softmax"),
+            ("/LayerNorm_2/ReduceMean.sum", "/LayerNorm/ReduceMean"),
+            ("/bert/layer.0/query/MatMul", "/bert/layer.0/query/MatMul"),
+            ("logits", "logits"),
+        ] {
+            assert_eq!(super::op_role(name), role, "{name}");
+        }
     }
 }
 
