@@ -275,8 +275,8 @@ pub struct ModelArgs {
     /// (model.onnx + tokenizer.json + config.json), or "default" for the embedded model.
     #[arg(long, short = 'm', default_value = "default", env = "SEMTRACE_MODEL")]
     pub model: String,
-    /// Pairs per inference batch.
-    #[arg(long, default_value_t = 8)]
+    /// Pairs per inference batch (1 was the fastest measured: `semtrace bench --batch-size N`).
+    #[arg(long, default_value_t = semtrace_core::nli::DEFAULT_BATCH)]
     pub batch_size: usize,
     /// Inference threads (0 = one per CPU core).
     #[arg(long, default_value_t = 0)]
@@ -514,6 +514,10 @@ pub struct BenchArgs {
     /// goes, per kind of node of tract's optimised plan (top rows; all of them with --json).
     #[arg(long, conflicts_with = "agreement")]
     pub profile_ops: bool,
+    /// With --profile-ops: one row per node of the plan (full node names) rather than per kind of
+    /// node with the layers folded together.
+    #[arg(long, requires = "profile_ops")]
+    pub profile_nodes: bool,
     /// Print a JSON summary instead of text.
     #[arg(long)]
     pub json: bool,

@@ -417,7 +417,7 @@ pub fn run(a: BenchArgs) -> Result<i32> {
     let pairs_per_s = per_s[0];
     let pairs_per_s_threads = per_s[1];
     let profile = if a.profile_ops {
-        engine.op_profile(&pairs)?
+        engine.op_profile(&pairs, a.profile_nodes)?
     } else {
         Vec::new()
     };

@@ -6,7 +6,7 @@ mod tract_engine;
 
 pub use spec::ModelSpec;
 pub use stand_in::LexicalStandIn;
-pub use tract_engine::{EncodedBatch, OpTime, TractNli};
+pub use tract_engine::{EncodedBatch, OpTime, TractNli, DEFAULT_BATCH};
 
 use crate::error::Result;
 

@@ -24,6 +24,13 @@ enum Role {
 /// 8 run at the same speed, and 8 keeps the batches the onnxruntime benchmark replays unchanged.
 pub const SEQ_BUCKET: usize = 8;
 
+/// Pairs per inference batch unless [`TractNli::set_batch_size`] says otherwise. One pair per run
+/// was the fastest on the default model (`semtrace bench --batch-size N`, 256 real pairs, AMD EPYC
+/// with AVX-512): 79.6 pairs/s on one thread and 155 on two, against 69.7 and 132 for batches of 8
+/// and 57.6 and 96 for 32. A batch's activations (the FFN's 1,536-wide rows) then fit in the core's
+/// cache, and no pair is padded to a longer one. Results do not depend on the batching.
+pub const DEFAULT_BATCH: usize = 1;
+
 /// Largest constant [`fold_constants`] materialises (the f32 word-embedding table is 47 MB).
 const FOLD_LIMIT: usize = 256 << 20;
 
@@ -149,7 +156,7 @@ impl TractNli {
             roles,
             fixed_len,
             plans: PlanCache::new(batch_sym),
-            batch_size: 8,
+            batch_size: DEFAULT_BATCH,
             threads: 1,
             folded,
             mask_adds,
@@ -340,9 +347,10 @@ impl TractNli {
     /// Where one thread's time goes, per kind of node of the optimised plan: the pairs are
     /// batched exactly as [`NliScorer::entailment`] batches them, each batch runs once to build its
     /// plan and once timed, node by node. For `semtrace bench --profile-ops` (native only: wasm32
-    /// has no clock in `std`).
+    /// has no clock in `std`). `per_node`: one row per plan node (its full name) instead of per
+    /// kind of node with the layers folded together.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn op_profile(&self, pairs: &[NliPair<'_>]) -> Result<Vec<OpTime>> {
+    pub fn op_profile(&self, pairs: &[NliPair<'_>], per_node: bool) -> Result<Vec<OpTime>> {
         use std::collections::HashMap;
         use std::time::Instant;
         use tract_onnx::tract_core::plan::{eval, SimpleState};
@@ -368,7 +376,11 @@ impl TractNli {
                     let out = eval(ctx, st, node, inputs);
                     times.push((
                         node.op().name().to_string(),
-                        op_role(&node.name),
+                        if per_node {
+                            node.name.clone()
+                        } else {
+                            op_role(&node.name)
+                        },
                         start.elapsed().as_secs_f64(),
                     ));
                     out
