@@ -209,10 +209,11 @@ fn bad_inputs_are_refused_with_exit_3() {
         assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
     }
     // Refused at the command line (exit 2, naming the flag and why): a zero-pair throughput figure,
-    // and a hub threshold that is not a probability in [0, 1] (or not a number).
+    // an empty batch, and a hub threshold that is not a probability in [0, 1] (or not a number).
     let review = root().join("tests/fixtures/sample-review.md");
     for (arg, reason) in [
         ("--pairs=0", "must be at least 1"),
+        ("--batch-size=0", "must be at least 1"),
         ("--fast-hub-threshold=2", "not a probability in [0, 1]"),
         ("--fast-hub-threshold=-0.1", "not a probability"),
         ("--fast-hub-threshold=x", "invalid float"),
