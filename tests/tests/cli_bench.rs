@@ -174,6 +174,24 @@ fn engine_throughput_and_dumped_pairs() {
             .all(|o| !o["role"].as_str().unwrap().contains("_1")),
         "{prof}"
     );
+    // --profile-nodes keeps each layer's nodes apart: the 6 softmax nodes are 6 rows of one call each.
+    let v = bench_json(
+        &[
+            "--reviews",
+            "tests/fixtures/sample-review.md",
+            "--limit",
+            "0",
+            "--pairs",
+            "1",
+            "--profile-ops",
+            "--profile-nodes",
+        ],
+        &home,
+    );
+    let nodes = v["op_profile"]["ops"].as_array().unwrap();
+    let softmax: Vec<_> = nodes.iter().filter(|o| o["op"] == "Softmax").collect();
+    assert_eq!(softmax.len(), 6, "{nodes:?}");
+    assert!(softmax.iter().all(|o| o["calls"] == 1), "{softmax:?}");
     let d: serde_json::Value = serde_json::from_slice(&fs::read(&dump).unwrap()).unwrap();
     let pairs = d["pairs"].as_array().unwrap();
     assert_eq!(pairs.len(), 8);

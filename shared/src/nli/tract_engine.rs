@@ -258,6 +258,17 @@ impl TractNli {
         b
     }
 
+    /// Pair indices grouped into batches of [`TractNli::set_batch_size`] pairs, shortest first, so
+    /// that each batch pads only to its own longest pair.
+    fn length_sorted_batches(&self, encs: &[tokenizers::Encoding]) -> Vec<Vec<usize>> {
+        let mut order: Vec<usize> = (0..encs.len()).collect();
+        order.sort_by_key(|&i| (encs[i].get_ids().len(), i));
+        order
+            .chunks(self.batch_size)
+            .map(<[usize]>::to_vec)
+            .collect()
+    }
+
     /// Worker threads for [`NliScorer::entailment`] (native only; wasm32 always uses one).
     pub fn set_threads(&mut self, n: usize) {
         self.threads = n.max(1);
@@ -355,10 +366,8 @@ impl TractNli {
         use std::time::Instant;
         use tract_onnx::tract_core::plan::{eval, SimpleState};
         let encs = self.tokenize(pairs)?;
-        let mut order: Vec<usize> = (0..pairs.len()).collect();
-        order.sort_by_key(|&i| (encs[i].get_ids().len(), i));
         let mut by_kind: HashMap<(String, String), OpTime> = HashMap::new();
-        for idx in order.chunks(self.batch_size) {
+        for idx in self.length_sorted_batches(&encs) {
             let refs: Vec<&tokenizers::Encoding> = idx.iter().map(|&i| &encs[i]).collect();
             let batch = self.assemble(&refs);
             let plan = self
@@ -369,33 +378,28 @@ impl TractNli {
             state
                 .run(self.inputs(&batch)?)
                 .map_err(tract_err("running the model"))?;
-            let mut times: Vec<(String, String, f64)> = Vec::new();
             state
                 .run_plan_with_eval(self.inputs(&batch)?, |ctx, st, node, inputs| {
                     let start = Instant::now();
                     let out = eval(ctx, st, node, inputs);
-                    times.push((
-                        node.op().name().to_string(),
-                        if per_node {
-                            node.name.clone()
-                        } else {
-                            op_role(&node.name)
-                        },
-                        start.elapsed().as_secs_f64(),
-                    ));
+                    let secs = start.elapsed().as_secs_f64();
+                    let op = node.op().name().to_string();
+                    let role = if per_node {
+                        node.name.clone()
+                    } else {
+                        op_role(&node.name)
+                    };
+                    let e = by_kind.entry((op.clone(), role.clone())).or_insert(OpTime {
+                        op,
+                        role,
+                        seconds: 0.0,
+                        calls: 0,
+                    });
+                    e.seconds += secs;
+                    e.calls += 1;
                     out
                 })
                 .map_err(tract_err("running the model"))?;
-            for (op, role, secs) in times {
-                let e = by_kind.entry((op.clone(), role.clone())).or_insert(OpTime {
-                    op,
-                    role,
-                    seconds: 0.0,
-                    calls: 0,
-                });
-                e.seconds += secs;
-                e.calls += 1;
-            }
         }
         let mut out: Vec<OpTime> = by_kind.into_values().collect();
         out.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
@@ -445,8 +449,9 @@ impl TractNli {
 pub struct OpTime {
     /// tract's op name, e.g. `OptMatMul`.
     pub op: String,
-    /// The node's name with layer numbers and tract's suffixes folded away, so that the same node of
-    /// every layer lands in one row (e.g. `/bert/encoder/layer.#/attention/self/query/MatMul`).
+    /// The node's name with its layer copy numbers and tract's suffixes folded away, so that the
+    /// same node of every layer lands in one row (`/dense_3/Add` → `/dense/Add`); the full node name
+    /// with `per_node`.
     pub role: String,
     pub seconds: f64,
     /// Node evaluations summed into this row.
@@ -562,12 +567,7 @@ impl NliScorer for TractNli {
     /// on [`TractNli::set_threads`] threads natively, and results come back in input order.
     fn entailment(&self, pairs: &[NliPair<'_>]) -> Result<Vec<f32>> {
         let encs = self.tokenize(pairs)?;
-        let mut order: Vec<usize> = (0..pairs.len()).collect();
-        order.sort_by_key(|&i| (encs[i].get_ids().len(), i));
-        let batches: Vec<Vec<usize>> = order
-            .chunks(self.batch_size)
-            .map(<[usize]>::to_vec)
-            .collect();
+        let batches = self.length_sorted_batches(&encs);
         let mut out = vec![0.0f32; pairs.len()];
         self.run_batches(&encs, &batches, &mut out)?;
         Ok(out)
