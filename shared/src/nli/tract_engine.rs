@@ -25,10 +25,10 @@ enum Role {
 pub const SEQ_BUCKET: usize = 8;
 
 /// Pairs per inference batch unless [`TractNli::set_batch_size`] says otherwise. One pair per run
-/// was the fastest on the default model (`semtrace bench --batch-size N`, 256 real pairs, AMD EPYC
-/// with AVX-512): 79.6 pairs/s on one thread and 155 on two, against 69.7 and 132 for batches of 8
-/// and 57.6 and 96 for 32. A batch's activations (the FFN's 1,536-wide rows) then fit in the core's
-/// cache, and no pair is padded to a longer one. Results do not depend on the batching.
+/// was the fastest on the default model (`scripts/bench.sh`'s batch sweep, README Performance: 80.8
+/// pairs/s on one thread and 156.7 on two, against 70.8 and 135.4 for batches of 8): a pair's
+/// activations (the FFN's 1,536-wide rows) fit in the core's cache, and no pair is padded to a
+/// longer one. Results do not depend on the batching.
 pub const DEFAULT_BATCH: usize = 1;
 
 /// Largest constant [`fold_constants`] materialises (the f32 word-embedding table is 47 MB).
