@@ -191,6 +191,32 @@ def with_hub_probes(top, extend, probes, threshold):
     return choose
 
 
+def with_escalation(top, extend, probes, threshold, escalate_from, verdict_margin, o_min=8):
+    """The fast decoder with all four rounds, as `Decoding::fast` runs it: rounds 1 and 2 of
+    `with_hub_probes`; round 3, both facts of every position whose best score so far reaches
+    `escalate_from` against every window sharing a content term with them; round 4, every pair
+    once the positions observed come within `verdict_margin` (None: never) of `o_min`."""
+    rounds12 = with_hub_probes(top, extend, probes, threshold)
+
+    def choose(run):
+        F, nw = len(run["facts"]), len(run["wins"])
+        scored = rounds12(run)
+        best = [0.0] * F
+        for f, w in scored:
+            best[f] = max(best[f], run["P"][f][w])
+        idx = Bm25(run["wins"])
+        for j in range(F // 2):
+            if max(best[2 * j], best[2 * j + 1]) >= escalate_from:
+                for f in (2 * j, 2 * j + 1):
+                    scored |= {(f, w) for w in idx.ranked(run["facts"][f])}
+        if verdict_margin is not None:
+            dec, _ = simulate(run, lambda r: scored)
+            if sum(not d.startswith("?") for d in dec) + verdict_margin >= o_min:
+                scored = {(f, w) for f in range(F) for w in range(nw)}
+        return scored
+    return choose
+
+
 def every_shared_term(run):
     """Every window that shares a content term with the fact: the ceiling of lexical pruning."""
     idx = Bm25(run["wins"])
@@ -246,9 +272,14 @@ def main():
     strategies = {f"bm25 {t}+{e}": bm25_rounds(t, e) for t, e in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 8)]}
     strategies["bm25 3+3, extend from 0.2"] = bm25_rounds(3, 3, lambda s0, s1: max(s0, s1) >= 0.2)
     strategies["every shared term"] = every_shared_term
-    # (3, 1, 1, 0.005) is the Rust default (FastOptions::default()).
+    # (3, 1, 1, 0.005) is FastOptions::lean(), the default before rounds 3 and 4.
     for t, e, k, thr in [(2, 1, 1, 0.005), (3, 1, 1, 0.005), (3, 3, 1, 0.02), (3, 1, 1, 0.003), (3, 3, 2, 0.005)]:
         strategies[f"bm25 {t}+{e}, {k} probe >= {thr}"] = with_hub_probes(t, e, k, thr)
+    # (3, 1, 1, 0.003, 0.02, 3) is the Rust default (FastOptions::default()).
+    for thr, esc, margin in [(0.005, 0.1, None), (0.005, 0.02, None), (0.003, 0.02, None),
+                             (0.003, 0.02, 3), (0.003, 0.01, 3), (0.002, 0.02, 3)]:
+        strategies[f"3+1 >= {thr}, escalate >= {esc}, margin {margin}"] = \
+            with_escalation(3, 1, 1, thr, esc, margin)
     for name, ch in strategies.items():
         same = tot = pairs = vsame = 0
         for r in runs:
@@ -257,7 +288,7 @@ def main():
             vsame += verdict(dec, r["codeword"]) == verdict(r["exh"], r["codeword"])
             tot += len(dec)
             pairs += n
-        print(f"{name:<30} pairs {pairs:>7}  positions {same}/{tot} ({100 * same / max(1, tot):.2f}%)  verdicts {vsame}/{len(runs)}")
+        print(f"{name:<44} pairs {pairs:>7}  positions {same}/{tot} ({100 * same / max(1, tot):.2f}%)  verdicts {vsame}/{len(runs)}")
     if "--explain" in args:
         explain(runs)
 

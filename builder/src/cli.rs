@@ -385,8 +385,10 @@ pub struct DetectArgs {
     /// exhaustive: every fact against every window (the paper's decoder; tens of seconds per
     /// review on a laptop CPU). fast: only each fact's lexically best-ranked windows (BM25) reach
     /// the cross-encoder, plus every fact against any window that a one-pair probe finds entailing
-    /// an unrelated fact; its agreement with exhaustive is measured by `semtrace bench
-    /// --agreement` (see the README) and is not yet good enough to be the default.
+    /// an unrelated fact, every term-sharing window for positions with a faint signal, and every
+    /// pair once the observed positions come within 3 of eligibility (so an "exposed" verdict is
+    /// always the exhaustive one); its agreement with exhaustive is measured by `semtrace bench
+    /// --agreement` (see the README).
     #[arg(long, value_enum, default_value = "exhaustive")]
     pub decoder: DecoderArg,
 }
@@ -536,6 +538,15 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().hub_threshold,
           value_parser = probability)]
     pub fast_hub_threshold: f32,
+    /// Fast decoder (--agreement): a position whose best P(entailment) after the first two rounds
+    /// reaches this is scored against every window sharing a content term ("off": never).
+    #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().escalate_from,
+          value_parser = probability_or_off)]
+    pub fast_escalate: f32,
+    /// Fast decoder (--agreement): every pair is scored once the observed positions come within
+    /// this many of the bundle's o_min ("off": never).
+    #[arg(long, default_value = "3", value_parser = count_or_off)]
+    pub fast_verdict_margin: std::option::Option<usize>,
 }
 
 #[derive(Args, Debug)]
@@ -619,11 +630,79 @@ fn probability(s: &str) -> Result<f32, String> {
     }
 }
 
+/// A probability in [0, 1], or "off" (a threshold nothing reaches).
+fn probability_or_off(s: &str) -> Result<f32, String> {
+    if s == "off" {
+        Ok(f32::INFINITY)
+    } else {
+        probability(s)
+    }
+}
+
+/// A count, or "off" (none).
+fn count_or_off(s: &str) -> Result<std::option::Option<usize>, String> {
+    if s == "off" {
+        Ok(None)
+    } else {
+        s.parse::<usize>().map(Some).map_err(|e| e.to_string())
+    }
+}
+
 /// A count that must be positive (a zero-pair throughput figure would read as a measurement).
 fn at_least_one(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(0) => Err("must be at least 1".into()),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use semtrace_core::detect::FastOptions;
+
+    /// `semtrace bench`'s budget flags default to the decoder's own defaults, and "off" turns
+    /// rounds 3 and 4 off.
+    #[test]
+    fn bench_budget_flags_default_to_the_fast_decoder() {
+        let Command::Bench(a) =
+            Cli::parse_from(["semtrace", "bench", "--reviews", "r", "--bundle", "b"]).command
+        else {
+            panic!("not bench")
+        };
+        let d = FastOptions::default();
+        assert_eq!(
+            (
+                a.fast_top,
+                a.fast_extend,
+                a.fast_probes,
+                a.fast_hub_threshold
+            ),
+            (d.top, d.extend, d.probes, d.hub_threshold)
+        );
+        assert_eq!(
+            (a.fast_escalate, a.fast_verdict_margin),
+            (d.escalate_from, d.verdict_margin)
+        );
+        let Command::Bench(a) = Cli::parse_from([
+            "semtrace",
+            "bench",
+            "--reviews",
+            "r",
+            "--bundle",
+            "b",
+            "--fast-escalate",
+            "off",
+            "--fast-verdict-margin",
+            "off",
+        ])
+        .command
+        else {
+            panic!("not bench")
+        };
+        assert_eq!(a.fast_escalate, f32::INFINITY);
+        assert_eq!(a.fast_verdict_margin, None);
     }
 }

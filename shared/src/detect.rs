@@ -71,20 +71,30 @@ pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
 pub const EXHAUSTIVE: &str = "exhaustive";
 pub const FAST: &str = "fast";
 
-/// The fast decoder's budget: how many windows per fact reach the cross-encoder.
+/// The fast decoder's budget: which (fact, window) pairs reach the cross-encoder, in up to four
+/// rounds. Each round is planned from the scores of the rounds before it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FastOptions {
-    /// Windows per fact scored first: the best by lexical rank (BM25 over the review's windows).
+    /// Round 1: windows per fact scored first, the best by lexical rank (BM25 over the review's
+    /// windows).
     pub top: usize,
-    /// Further windows per fact for positions the first round did not find absent.
+    /// Round 2: further windows per fact for positions that round 1 did not find absent.
     pub extend: usize,
-    /// Facts each window is probed with in the first round, chosen among those it shares no
-    /// content term with. Some windows (a typo list, a bare procedural remark) are read as
-    /// entailing unrelated facts; no lexical ranking reaches them, yet the exhaustive decoder's
-    /// maximum is theirs. A probe finds them for one pair per window.
+    /// Round 1: facts each window is probed with, chosen among those it shares no content term
+    /// with. Some windows (a typo list, a bare procedural remark) are read as entailing unrelated
+    /// facts; no lexical ranking reaches them, yet the exhaustive decoder's maximum is theirs. A
+    /// probe finds them for one pair per window.
     pub probes: usize,
-    /// A window whose probe reaches this P(entailment) is scored against every fact.
+    /// Round 2: a window whose probe reaches this P(entailment) is scored against every fact.
     pub hub_threshold: f32,
+    /// Round 3: a position whose best P(entailment) after round 2 reaches this has both facts
+    /// scored against every window that shares a content term with them. A faint signal in the
+    /// top windows is the commonest sign of a stronger one further down the ranking.
+    pub escalate_from: f32,
+    /// Round 4: once at least `o_min − verdict_margin` positions are observed, every pair not yet
+    /// scored is scored, so that a verdict near the eligibility bound (and so every `exposed`
+    /// verdict) is the exhaustive decoder's own. `None`: never.
+    pub verdict_margin: Option<usize>,
 }
 
 impl Default for FastOptions {
@@ -95,7 +105,22 @@ impl Default for FastOptions {
             top: 3,
             extend: 1,
             probes: 1,
+            hub_threshold: 0.003,
+            escalate_from: 0.02,
+            verdict_margin: Some(3),
+        }
+    }
+}
+
+impl FastOptions {
+    /// The budget before rounds 3 and 4 existed (hub threshold 0.005): fewer pairs, lower
+    /// agreement (README, Performance).
+    pub fn lean() -> Self {
+        FastOptions {
             hub_threshold: 0.005,
+            escalate_from: f32::INFINITY,
+            verdict_margin: None,
+            ..FastOptions::default()
         }
     }
 }
@@ -135,8 +160,10 @@ impl Decoding {
     /// Per fact, only the windows that share the most rare terms with it (BM25) reach the
     /// cross-encoder — `top` per fact, then `extend` more for the facts of positions not found
     /// absent — plus each window probed with `probes` facts it shares no term with, and every
-    /// fact against a window whose probe reached `hub_threshold`. A fact that no window shares a
-    /// content term with is scored only against such windows. Its agreement with the exhaustive
+    /// fact against a window whose probe reached `hub_threshold`. Positions with a faint signal
+    /// then get every term-sharing window, and a review whose observed positions come near
+    /// eligibility gets every pair ([`FastOptions`]). A fact that no window shares a content term
+    /// with is scored only against hub windows (or in round 4). Its agreement with the exhaustive
     /// decoder is measured by `semtrace bench`, not assumed.
     pub fn fast(review: &str, bundle: Bundle, opts: FastOptions) -> Decoding {
         let mut d = Decoding::new(review, bundle, Some(Vec::new()), opts);
@@ -173,6 +200,7 @@ impl Decoding {
         }
         d.ranked = Some(ranked);
         d.set_pending(first);
+        d.advance();
         d
     }
 
@@ -252,11 +280,23 @@ impl Decoding {
         }
         self.scored += probs.len();
         self.pending.clear();
-        if self.round == 1 && self.ranked.is_some() {
-            let second = self.extension();
-            self.set_pending(second);
-        }
+        self.advance();
         Ok(())
+    }
+
+    /// Plan the fast decoder's next non-empty round, if any is left.
+    fn advance(&mut self) {
+        if self.ranked.is_none() {
+            return;
+        }
+        while self.pending.is_empty() && self.round < 4 {
+            let next = match self.round {
+                1 => self.extension(),
+                2 => self.escalation(),
+                _ => self.verdict_check(),
+            };
+            self.set_pending(next);
+        }
     }
 
     /// The fast decoder's second round: `extend` more windows per fact, for the positions that
@@ -298,6 +338,53 @@ impl Decoding {
         second.sort_unstable();
         second.dedup();
         second
+    }
+
+    /// The fast decoder's third round: both facts of every position whose best score so far
+    /// reaches `escalate_from`, against every window sharing a content term with them.
+    fn escalation(&self) -> Vec<(usize, usize)> {
+        let nw = self.wins.len();
+        let Some(ranked) = &self.ranked else {
+            return Vec::new();
+        };
+        let from = f64::from(self.opts.escalate_from);
+        let mut third = Vec::new();
+        for j in 0..self.bundle.positions.len() {
+            let (s0, _) = best_of(&self.probs, 2 * j, nw);
+            let (s1, _) = best_of(&self.probs, 2 * j + 1, nw);
+            if s0.max(s1) >= from {
+                for f in [2 * j, 2 * j + 1] {
+                    third.extend(ranked[f].iter().map(|&w| (f, w)));
+                }
+            }
+        }
+        third.retain(|&(f, w)| self.probs[f * nw + w].is_none());
+        third.sort_unstable();
+        third.dedup();
+        third
+    }
+
+    /// The fast decoder's last round: every pair not yet scored, when the positions observed so
+    /// far come within `verdict_margin` of the eligibility bound `o_min`.
+    fn verdict_check(&self) -> Vec<(usize, usize)> {
+        let Some(margin) = self.opts.verdict_margin else {
+            return Vec::new();
+        };
+        let nw = self.wins.len();
+        let observed = (0..self.bundle.positions.len())
+            .filter(|&j| {
+                let (s0, _) = best_of(&self.probs, 2 * j, nw);
+                let (s1, _) = best_of(&self.probs, 2 * j + 1, nw);
+                decide(s0, s1, &self.bundle.decoding).bit().is_some()
+            })
+            .count();
+        if observed + margin < self.bundle.decoding.o_min {
+            return Vec::new();
+        }
+        (0..self.fact_count())
+            .flat_map(|f| (0..nw).map(move |w| (f, w)))
+            .filter(|&(f, w)| self.probs[f * nw + w].is_none())
+            .collect()
     }
 
     /// Score every round with `scorer`, in chunks of its preferred batch size, then report. A
@@ -634,7 +721,7 @@ mod tests {
         let b = bundle();
         let text = codeword_among_filler(&b);
         let exhaustive = run(&text, &b);
-        let fast = run_fast(&text, &b, FastOptions::default());
+        let fast = run_fast(&text, &b, FastOptions::lean());
         assert_eq!(fast.decoder, FAST);
         assert_eq!(exhaustive.decoder, EXHAUSTIVE);
         for (x, y) in exhaustive.positions.iter().zip(&fast.positions) {
@@ -652,6 +739,95 @@ mod tests {
         );
     }
 
+    /// The codeword's facts for the first `n` positions, among filler.
+    fn first_positions_among_filler(b: &Bundle, n: usize) -> String {
+        let mut review = Vec::new();
+        for j in 0..12 {
+            if j < n {
+                review.push(sentence(b, j, b.codeword[j] as usize));
+            }
+            review.push(format!(
+                "Filler sentence number {j} says nothing in particular."
+            ));
+        }
+        review.join(" ")
+    }
+
+    #[test]
+    fn fast_decoder_scores_every_pair_when_the_verdict_is_near_eligibility() {
+        let b = bundle();
+        assert_eq!(
+            (b.decoding.o_min, FastOptions::default().verdict_margin),
+            (8, Some(3))
+        );
+        for n in [4, 5, 12] {
+            let text = first_positions_among_filler(&b, n);
+            let exhaustive = run(&text, &b);
+            let fast = run_fast(&text, &b, FastOptions::default());
+            assert_eq!(fast.observed, n);
+            if n + 3 < 8 {
+                assert!(fast.pairs_scored * 3 < exhaustive.pairs_scored, "n = {n}");
+            } else {
+                // Round 4: every pair, so the report is the exhaustive decoder's but for its name.
+                let mut same = fast.clone();
+                same.decoder = EXHAUSTIVE.to_string();
+                assert_eq!(
+                    serde_json::to_value(&same).unwrap(),
+                    serde_json::to_value(&exhaustive).unwrap(),
+                    "n = {n}"
+                );
+            }
+            let off = FastOptions {
+                verdict_margin: None,
+                ..FastOptions::default()
+            };
+            assert!(run_fast(&text, &b, off).pairs_scored * 3 < exhaustive.pairs_scored);
+        }
+    }
+
+    #[test]
+    fn fast_decoder_escalates_positions_with_a_faint_signal() {
+        let b = bundle();
+        // Every window shares one term with f00 (a stand-in score of 0.2); the last one entails it.
+        let text =
+            "Note alpha0x0 one. Note alpha0x0 two. Note alpha0x0 three. Note alpha0x0 four. \
+                    Final alpha0x0 Zyxq.";
+        let check = || check_model(&b, "stand-in", &"a".repeat(64), false).unwrap();
+        // The marker window entails f00, which it shares one term with.
+        let marker = QuirkStandIn(|p| {
+            (p.premise.contains("Zyxq") && p.hypothesis.starts_with("Topic0side0")).then_some(0.9)
+        });
+        let decode = |d: Decoding| d.run(&marker, check(), &mut |_, _| {}).unwrap();
+        let exhaustive = decode(Decoding::exhaustive(text, b.clone()));
+        assert_eq!(
+            (
+                exhaustive.positions[0].decision.as_str(),
+                exhaustive.positions[0].s0
+            ),
+            ("0", f64::from(0.9f32))
+        );
+        let opts = |escalate_from| FastOptions {
+            top: 1,
+            extend: 0,
+            escalate_from,
+            ..FastOptions::default()
+        };
+        // Round 1 finds 0.2 in the top window: absent, so round 2 does not extend it.
+        let without = decode(Decoding::fast(text, b.clone(), opts(f32::INFINITY)));
+        assert_eq!(without.positions[0].erasure, Some(Erasure::Absent));
+        assert!((without.positions[0].s0 - 0.2).abs() < 1e-6);
+        // Round 3 scores f00 (and f01) against every window sharing a term: the last one is found.
+        let with = decode(Decoding::fast(text, b.clone(), opts(0.1)));
+        assert_eq!(
+            (with.positions[0].decision.as_str(), with.positions[0].s0),
+            ("0", f64::from(0.9f32))
+        );
+        assert!(with.pairs_scored < exhaustive.pairs_scored);
+        // A threshold above the faint signal leaves it alone.
+        let high = decode(Decoding::fast(text, b.clone(), opts(0.3)));
+        assert_eq!(high.pairs_scored, without.pairs_scored);
+    }
+
     #[test]
     fn fast_decoder_extends_only_positions_not_found_absent() {
         let b = bundle();
@@ -664,7 +840,7 @@ mod tests {
             top: 1,
             extend,
             probes: 0,
-            ..FastOptions::default()
+            ..FastOptions::lean()
         };
         let one = run_fast(&review, &b, opts(0));
         let more = run_fast(&review, &b, opts(5));
@@ -678,20 +854,23 @@ mod tests {
         assert_eq!((empty.pairs_scored, empty.score), (0, -13));
     }
 
-    /// Stand-in for the model's "hub" windows: the lexical stand-in, except that a premise with
-    /// the marker word entails every hypothesis.
-    struct HubStandIn;
+    /// The lexical stand-in, except for the pairs `rule` scores itself (model quirks: a window
+    /// read as entailing unrelated facts, or a fact it shares one term with).
+    struct QuirkStandIn(fn(&NliPair<'_>) -> Option<f32>);
 
-    impl NliScorer for HubStandIn {
+    impl NliScorer for QuirkStandIn {
         fn entailment(&self, pairs: &[NliPair<'_>]) -> Result<Vec<f32>> {
             let lexical = LexicalStandIn.entailment(pairs)?;
             Ok(pairs
                 .iter()
                 .zip(lexical)
-                .map(|(p, v)| if p.premise.contains("Qwxz") { 0.95 } else { v })
+                .map(|(p, v)| (self.0)(p).unwrap_or(v))
                 .collect())
         }
     }
+
+    /// The model's "hub" windows: a premise with the marker word entails every hypothesis.
+    const HUB: QuirkStandIn = QuirkStandIn(|p| p.premise.contains("Qwxz").then_some(0.95));
 
     #[test]
     fn fast_decoder_probes_find_windows_that_entail_unrelated_facts() {
@@ -702,7 +881,7 @@ mod tests {
             codeword_among_filler(&b)
         );
         let check = || check_model(&b, "stand-in", &"a".repeat(64), false).unwrap();
-        let decode = |d: Decoding| d.run(&HubStandIn, check(), &mut |_, _| {}).unwrap();
+        let decode = |d: Decoding| d.run(&HUB, check(), &mut |_, _| {}).unwrap();
         let exhaustive = decode(Decoding::exhaustive(&text, b.clone()));
         // The marker windows share no content term with any fact, so BM25 never ranks them, yet
         // they push every fact to 0.95: every position is erased as "both".
@@ -712,7 +891,7 @@ mod tests {
             .all(|p| p.erasure == Some(Erasure::Both)));
         let blind = FastOptions {
             probes: 0,
-            ..FastOptions::default()
+            ..FastOptions::lean()
         };
         let without = decode(Decoding::fast(&text, b.clone(), blind));
         assert!(without.positions.iter().all(|p| p.erasure.is_none()));
@@ -764,7 +943,10 @@ mod tests {
             } else {
                 run(&text, &b)
             };
-            assert_eq!(rounds, if fast { 2 } else { 1 });
+            assert!(
+                if fast { rounds >= 2 } else { rounds == 1 },
+                "{rounds} rounds"
+            );
             assert_eq!(
                 serde_json::to_value(&stepwise).unwrap(),
                 serde_json::to_value(&whole).unwrap()

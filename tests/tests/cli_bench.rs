@@ -50,31 +50,40 @@ fn agreement_budgets_and_the_exhaustive_cache() {
     let cache = home.join("cache");
     let cache_s = cache.to_str().unwrap();
     let reviews_s = reviews.to_str().unwrap();
+    let agreement = |budget: &[&str]| {
+        let mut args = vec![
+            "--agreement",
+            "--reviews",
+            reviews_s,
+            "--limit",
+            "1",
+            "--cache",
+            cache_s,
+        ];
+        args.extend_from_slice(budget);
+        bench_json(&args, &home)
+    };
+    // Rounds 1 and 2 only (rounds 3 and 4 off): the budget flags decide the pairs.
     let run = |top: &str, extend: &str, probes: &str| {
-        bench_json(
-            &[
-                "--agreement",
-                "--reviews",
-                reviews_s,
-                "--limit",
-                "1",
-                "--cache",
-                cache_s,
-                "--fast-top",
-                top,
-                "--fast-extend",
-                extend,
-                "--fast-probes",
-                probes,
-            ],
-            &home,
-        )
+        agreement(&[
+            "--fast-top",
+            top,
+            "--fast-extend",
+            extend,
+            "--fast-probes",
+            probes,
+            "--fast-escalate",
+            "off",
+            "--fast-verdict-margin",
+            "off",
+        ])
     };
 
     let small = run("1", "0", "0");
     assert_eq!(small["fast_top"], 1);
     assert_eq!(small["fast_extend"], 0);
     assert_eq!(small["fast_probes"], 0);
+    assert!(small["fast_escalate"].is_null() && small["fast_verdict_margin"].is_null());
     assert_eq!(small["jobs"], 1);
     let (positions, agree, fast, exhaustive) = agreement_figures(&small);
     assert_eq!(positions, 12, "K = 12 positions of the sample bundle");
@@ -123,6 +132,17 @@ fn agreement_budgets_and_the_exhaustive_cache() {
     let row = &large["rows"][0];
     assert_eq!(row["positions_same"], 12);
     assert!(row["differences"].as_array().unwrap().is_empty());
+
+    // The default budget: this review observes every position, within the verdict margin of
+    // o_min, so round 4 scores every pair and the fast report is the exhaustive one.
+    let default = agreement(&[]);
+    assert_eq!(default["fast_verdict_margin"], 3);
+    assert!((default["fast_escalate"].as_f64().unwrap() - 0.02).abs() < 1e-6);
+    let (positions3, agree3, fast3, exhaustive3) = agreement_figures(&default);
+    assert_eq!(
+        (positions3, agree3, fast3, exhaustive3),
+        (12, 12, exhaustive, exhaustive)
+    );
 
     // A cache entry that is not a report is ignored and recomputed, not trusted.
     let entry = &cached_reports(&cache)[0];

@@ -232,6 +232,8 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
                 extend: a.fast_extend,
                 probes: a.fast_probes,
                 hub_threshold: a.fast_hub_threshold,
+                escalate_from: a.fast_escalate,
+                verdict_margin: a.fast_verdict_margin,
             },
             &mut |_, _| {},
         )?;
@@ -292,6 +294,8 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
         "model": engine.spec().name, "threads": engine.threads(), "jobs": jobs.len(),
         "fast_top": a.fast_top, "fast_extend": a.fast_extend,
         "fast_probes": a.fast_probes, "fast_hub_threshold": a.fast_hub_threshold,
+        "fast_escalate": (a.fast_escalate.is_finite()).then_some(a.fast_escalate),
+        "fast_verdict_margin": a.fast_verdict_margin,
         "positions": pos_total, "positions_agree": pos_same,
         "position_agreement": pos_same as f64 / pos_total.max(1) as f64,
         "decided_positions_exhaustive": present,
