@@ -391,12 +391,58 @@ pub struct DetectArgs {
     /// --agreement` (see the README).
     #[arg(long, value_enum, default_value = "exhaustive")]
     pub decoder: DecoderArg,
+    #[command(flatten)]
+    pub fast: FastArgs,
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecoderArg {
     Exhaustive,
     Fast,
+}
+
+/// The fast decoder's budget (`--decoder fast`; `bench --agreement`). The defaults are
+/// `FastOptions::default()`; "--fast-hub-threshold 0.005 --fast-escalate off --fast-verdict-margin
+/// off" is the leaner budget of before (fewer pairs, lower agreement: README, Performance).
+#[derive(Args, Debug, Clone)]
+pub struct FastArgs {
+    /// Fast decoder, round 1: windows per fact scored first, by BM25 rank.
+    #[arg(long = "fast-top", value_name = "N", default_value_t = semtrace_core::detect::FastOptions::default().top)]
+    pub top: usize,
+    /// Fast decoder, round 2: further windows per fact for positions not found absent.
+    #[arg(long = "fast-extend", value_name = "N", default_value_t = semtrace_core::detect::FastOptions::default().extend)]
+    pub extend: usize,
+    /// Fast decoder, round 1: facts each window is probed with, among those it shares no
+    /// content term with (0 = no probes).
+    #[arg(long = "fast-probes", value_name = "N", default_value_t = semtrace_core::detect::FastOptions::default().probes)]
+    pub probes: usize,
+    /// Fast decoder, round 2: a window whose probe reaches this P(entailment) is scored
+    /// against every fact.
+    #[arg(long = "fast-hub-threshold", value_name = "P", default_value_t = semtrace_core::detect::FastOptions::default().hub_threshold,
+          value_parser = probability)]
+    pub hub_threshold: f32,
+    /// Fast decoder, round 3: a position whose best P(entailment) after the first two rounds
+    /// reaches this is scored against every window sharing a content term ("off": never).
+    #[arg(long = "fast-escalate", value_name = "P|off", default_value_t = semtrace_core::detect::FastOptions::default().escalate_from,
+          value_parser = probability_or_off)]
+    pub escalate: f32,
+    /// Fast decoder, round 4: every pair is scored once the observed positions come within
+    /// this many of the bundle's o_min ("off": never).
+    #[arg(long = "fast-verdict-margin", value_name = "N|off", default_value = "3", value_parser = count_or_off)]
+    pub verdict_margin: std::option::Option<usize>,
+}
+
+impl FastArgs {
+    pub fn options(&self) -> semtrace_core::detect::FastOptions {
+        semtrace_core::detect::FastOptions {
+            top: self.top,
+            extend: self.extend,
+            probes: self.probes,
+            hub_threshold: self.hub_threshold,
+            escalate_from: self.escalate,
+            verdict_margin: self.verdict_margin,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -523,30 +569,8 @@ pub struct BenchArgs {
     /// Print a JSON summary instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Fast decoder (--agreement): windows per fact scored first, by BM25 rank.
-    #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().top)]
-    pub fast_top: usize,
-    /// Fast decoder (--agreement): further windows per fact for positions not found absent.
-    #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().extend)]
-    pub fast_extend: usize,
-    /// Fast decoder (--agreement): facts each window is probed with, among those it shares no
-    /// content term with (0 = no probes).
-    #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().probes)]
-    pub fast_probes: usize,
-    /// Fast decoder (--agreement): a window whose probe reaches this P(entailment) is scored
-    /// against every fact.
-    #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().hub_threshold,
-          value_parser = probability)]
-    pub fast_hub_threshold: f32,
-    /// Fast decoder (--agreement): a position whose best P(entailment) after the first two rounds
-    /// reaches this is scored against every window sharing a content term ("off": never).
-    #[arg(long, default_value_t = semtrace_core::detect::FastOptions::default().escalate_from,
-          value_parser = probability_or_off)]
-    pub fast_escalate: f32,
-    /// Fast decoder (--agreement): every pair is scored once the observed positions come within
-    /// this many of the bundle's o_min ("off": never).
-    #[arg(long, default_value = "3", value_parser = count_or_off)]
-    pub fast_verdict_margin: std::option::Option<usize>,
+    #[command(flatten)]
+    pub fast: FastArgs,
 }
 
 #[derive(Args, Debug)]
@@ -675,15 +699,15 @@ mod tests {
         let d = FastOptions::default();
         assert_eq!(
             (
-                a.fast_top,
-                a.fast_extend,
-                a.fast_probes,
-                a.fast_hub_threshold
+                a.fast.top,
+                a.fast.extend,
+                a.fast.probes,
+                a.fast.hub_threshold
             ),
             (d.top, d.extend, d.probes, d.hub_threshold)
         );
         assert_eq!(
-            (a.fast_escalate, a.fast_verdict_margin),
+            (a.fast.escalate, a.fast.verdict_margin),
             (d.escalate_from, d.verdict_margin)
         );
         let Command::Bench(a) = Cli::parse_from([
@@ -702,7 +726,15 @@ mod tests {
         else {
             panic!("not bench")
         };
-        assert_eq!(a.fast_escalate, f32::INFINITY);
-        assert_eq!(a.fast_verdict_margin, None);
+        assert_eq!(a.fast.escalate, f32::INFINITY);
+        assert_eq!(a.fast.verdict_margin, None);
+        assert_eq!(
+            a.fast.options(),
+            FastOptions {
+                escalate_from: f32::INFINITY,
+                verdict_margin: None,
+                ..d
+            }
+        );
     }
 }

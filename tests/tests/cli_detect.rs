@@ -6,6 +6,18 @@ use semtrace_e2e::*;
 
 const BUNDLE: &str = "tests/fixtures/sample-bundle.json";
 
+/// `semtrace detect --bundle BUNDLE --json -q ARGS…`: its exit status and its JSON lines.
+fn detect_json(
+    args: &[&str],
+    dir: &std::path::Path,
+) -> (std::process::Output, Vec<serde_json::Value>) {
+    let mut all = vec!["detect", "--bundle", BUNDLE, "--json", "-q"];
+    all.extend_from_slice(args);
+    let o = semtrace(&all, dir, None);
+    let lines = json_lines(&stdout(&o));
+    (o, lines)
+}
+
 fn json_lines(out: &str) -> Vec<serde_json::Value> {
     out.lines()
         .map(|l| serde_json::from_str(l).expect("each stdout line is JSON"))
@@ -17,20 +29,10 @@ fn json_lines_report_for_a_real_human_review_and_the_sample_review() {
     let dir = temp_dir("detect-json");
     let human = dir.join("human.md");
     fs::write(&human, attention_human_review()).unwrap();
-    let o = semtrace(
-        &[
-            "detect",
-            "--bundle",
-            BUNDLE,
-            "--json",
-            "-q",
-            "tests/fixtures/sample-review.md",
-            human.to_str().unwrap(),
-        ],
+    let (o, lines) = detect_json(
+        &["tests/fixtures/sample-review.md", human.to_str().unwrap()],
         &dir,
-        None,
     );
-    let lines = json_lines(&stdout(&o));
     assert_eq!(lines.len(), 2, "{}", stderr(&o));
     for r in &lines {
         for field in [
@@ -315,6 +317,45 @@ fn fast_decoder_agrees_on_the_sample_review_and_checks_its_verdict_exhaustively(
             .collect()
     };
     assert_eq!(decisions(&fast), decisions(&exhaustive));
+
+    // The leaner budget (rounds 3 and 4 off) finds the same windows for far fewer pairs here.
+    let (_, lean) = detect_json(
+        &[
+            "--decoder",
+            "fast",
+            "--fast-hub-threshold",
+            "0.005",
+            "--fast-escalate",
+            "off",
+            "--fast-verdict-margin",
+            "off",
+            review.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    let lean = &lean[0];
+    assert!(
+        lean["pairs_scored"].as_u64().unwrap() * 2 < exhaustive["pairs_scored"].as_u64().unwrap(),
+        "lean {} vs exhaustive {} pairs",
+        lean["pairs_scored"],
+        exhaustive["pairs_scored"]
+    );
+    assert_eq!(decisions(lean), decisions(&exhaustive));
+    assert_eq!(lean["verdict"], exhaustive["verdict"]);
+    let o = semtrace(
+        &[
+            "detect",
+            "--bundle",
+            BUNDLE,
+            "--fast-escalate",
+            "2",
+            review.to_str().unwrap(),
+        ],
+        &dir,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not a probability"), "{}", stderr(&o));
 
     // A real human review of another paper observes few positions: no round 4, far fewer pairs,
     // the same decisions.

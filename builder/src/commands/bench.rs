@@ -227,14 +227,7 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
             bundle,
             engine,
             check.clone(),
-            semtrace_core::detect::FastOptions {
-                top: a.fast_top,
-                extend: a.fast_extend,
-                probes: a.fast_probes,
-                hub_threshold: a.fast_hub_threshold,
-                escalate_from: a.fast_escalate,
-                verdict_margin: a.fast_verdict_margin,
-            },
+            a.fast.options(),
             &mut |_, _| {},
         )?;
         let fast_secs = t.elapsed().as_secs_f64();
@@ -292,10 +285,10 @@ fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let summary = serde_json::json!({
         "model": engine.spec().name, "threads": engine.threads(), "jobs": jobs.len(),
-        "fast_top": a.fast_top, "fast_extend": a.fast_extend,
-        "fast_probes": a.fast_probes, "fast_hub_threshold": a.fast_hub_threshold,
-        "fast_escalate": (a.fast_escalate.is_finite()).then_some(a.fast_escalate),
-        "fast_verdict_margin": a.fast_verdict_margin,
+        "fast_top": a.fast.top, "fast_extend": a.fast.extend,
+        "fast_probes": a.fast.probes, "fast_hub_threshold": a.fast.hub_threshold,
+        "fast_escalate": a.fast.escalate.is_finite().then_some(a.fast.escalate),
+        "fast_verdict_margin": a.fast.verdict_margin,
         "positions": pos_total, "positions_agree": pos_same,
         "position_agreement": pos_same as f64 / pos_total.max(1) as f64,
         "decided_positions_exhaustive": present,

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::decode::Verdict;
 use semtrace_core::detect::{
-    check_model, check_review_len, detect, detect_fast, review_text, FastOptions, MAX_REVIEW_BYTES,
+    check_model, check_review_len, detect, detect_fast, review_text, MAX_REVIEW_BYTES,
 };
 use semtrace_core::report::Report;
 
@@ -119,7 +119,7 @@ pub fn run(args: DetectArgs) -> Result<i32> {
                     &bundle,
                     &engine,
                     check.clone(),
-                    FastOptions::default(),
+                    args.fast.options(),
                     &mut tick,
                 )
             };
