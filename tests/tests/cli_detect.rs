@@ -356,6 +356,15 @@ fn fast_decoder_agrees_on_the_sample_review_and_checks_its_verdict_exhaustively(
     );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("not a probability"), "{}", stderr(&o));
+    // With the exhaustive decoder the budget flags are ignored, with a warning; the report is
+    // the exhaustive one.
+    let (o, ignored) = detect_json(&["--fast-top", "1", review.to_str().unwrap()], &dir);
+    assert!(
+        stderr(&o).contains("only apply to --decoder fast"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(ignored[0]["pairs_scored"], exhaustive["pairs_scored"]);
 
     // A real human review of another paper observes few positions: no round 4, far fewer pairs,
     // the same decisions.

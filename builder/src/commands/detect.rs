@@ -86,6 +86,12 @@ pub fn run(args: DetectArgs) -> Result<i32> {
         bundle.decoding.alpha = alpha;
     }
     let sources = review_sources(&args.reviews)?;
+    if args.decoder == crate::cli::DecoderArg::Exhaustive
+        && args.fast.options() != semtrace_core::detect::FastOptions::default()
+    {
+        // The exhaustive decoder has no budget: say so rather than silently ignore the flags.
+        eprintln!("warning: the --fast-* flags only apply to --decoder fast; they are ignored");
+    }
     let engine = model_store::load(&args.model)?;
     let check = check_model(
         &bundle,
