@@ -299,6 +299,24 @@ impl Decoding {
         }
     }
 
+    /// Position `j`'s side scores (s0, s1) over the pairs scored so far.
+    fn sides(&self, j: usize) -> (f64, f64) {
+        let nw = self.wins.len();
+        (
+            best_of(&self.probs, 2 * j, nw).0,
+            best_of(&self.probs, 2 * j + 1, nw).0,
+        )
+    }
+
+    /// `pairs` without those already scored, sorted and without repeats.
+    fn unscored(&self, mut pairs: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+        let nw = self.wins.len();
+        pairs.retain(|&(f, w)| self.probs[f * nw + w].is_none());
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs
+    }
+
     /// The fast decoder's second round: `extend` more windows per fact, for the positions that
     /// round 1 did not find absent, and every fact against the windows whose probe reached the
     /// hub threshold. Pairs already scored are not scored again.
@@ -309,8 +327,7 @@ impl Decoding {
         };
         let mut second = Vec::new();
         for j in 0..self.bundle.positions.len() {
-            let (s0, _) = best_of(&self.probs, 2 * j, nw);
-            let (s1, _) = best_of(&self.probs, 2 * j + 1, nw);
+            let (s0, s1) = self.sides(j);
             if !matches!(
                 decide(s0, s1, &self.bundle.decoding),
                 Decision::Erased(Erasure::Absent)
@@ -334,34 +351,26 @@ impl Decoding {
                 second.extend((0..ranked.len()).map(|f| (f, w)));
             }
         }
-        second.retain(|&(f, w)| self.probs[f * nw + w].is_none());
-        second.sort_unstable();
-        second.dedup();
-        second
+        self.unscored(second)
     }
 
     /// The fast decoder's third round: both facts of every position whose best score so far
     /// reaches `escalate_from`, against every window sharing a content term with them.
     fn escalation(&self) -> Vec<(usize, usize)> {
-        let nw = self.wins.len();
         let Some(ranked) = &self.ranked else {
             return Vec::new();
         };
         let from = f64::from(self.opts.escalate_from);
         let mut third = Vec::new();
         for j in 0..self.bundle.positions.len() {
-            let (s0, _) = best_of(&self.probs, 2 * j, nw);
-            let (s1, _) = best_of(&self.probs, 2 * j + 1, nw);
+            let (s0, s1) = self.sides(j);
             if s0.max(s1) >= from {
                 for f in [2 * j, 2 * j + 1] {
                     third.extend(ranked[f].iter().map(|&w| (f, w)));
                 }
             }
         }
-        third.retain(|&(f, w)| self.probs[f * nw + w].is_none());
-        third.sort_unstable();
-        third.dedup();
-        third
+        self.unscored(third)
     }
 
     /// The fast decoder's last round: every pair not yet scored, when the positions observed so
@@ -373,8 +382,7 @@ impl Decoding {
         let nw = self.wins.len();
         let observed = (0..self.bundle.positions.len())
             .filter(|&j| {
-                let (s0, _) = best_of(&self.probs, 2 * j, nw);
-                let (s1, _) = best_of(&self.probs, 2 * j + 1, nw);
+                let (s0, s1) = self.sides(j);
                 decide(s0, s1, &self.bundle.decoding).bit().is_some()
             })
             .count();
