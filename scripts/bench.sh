@@ -39,23 +39,8 @@ for B in 8 16; do
 done
 
 # Bundles of the first N_OWN_PAPERS papers, built offline from their text (reused when present).
-target/test-env/venv/bin/python - "$REVIEWS" "$NOWN" $OUT/own <<'PY'
-import json, sys, os
-path, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-for line in list(open(path))[:n]:
-    d = json.loads(line)
-    with open(os.path.join(out, d["id"] + ".md"), "w") as f:
-        f.write("# " + d["title"] + "\n\n" + d["paper_text"])
-PY
-n=0; total=$(ls $OUT/own/*.md | wc -l)
-for md in $OUT/own/*.md; do
-  id=$(basename "$md" .md); n=$((n + 1))
-  [ -f "$OUT/own/$id.json" ] && continue
-  echo "building bundle $n/$total ($id)" >&2
-  # A paper whose build fails (too few facts) just has no own bundle.
-  $S build "$md" --out "$OUT/own/$id" --model "$MODEL" --embedder target/test-env/models/all-minilm-l6-v2 \
-      --quiet --force >/dev/null 2>&1 && cp "$OUT/own/$id/bundle.json" "$OUT/own/$id.json" || true
-done
+scripts/own-bundles.sh "$REVIEWS" "$NOWN" $OUT/own --model "$MODEL" \
+  --embedder target/test-env/models/all-minilm-l6-v2
 $S bench --agreement --model "$MODEL" --reviews "$REVIEWS" --limit "$NA" \
   --own-bundles $OUT/own --other-bundles --cache $OUT/cache --json > $OUT/agreement.json
 

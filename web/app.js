@@ -268,7 +268,7 @@ function run() {
   $("run-status").textContent = "Starting…";
   const copy = bytes.slice().buffer; // transferred to the worker; keep our own copy for highlighting
   state.worker.postMessage(
-    { type: "detect", id, bundleJson: state.bundleJson, review: copy, options: { decoder: $("decoder").value } },
+    { type: "detect", id, bundleJson: state.bundleJson, review: copy, options: { decoder: $("decoder").value, safeguard: $("safeguard").value } },
     [copy],
   );
   updateRunButton();
@@ -308,7 +308,7 @@ function renderReport(r, bytes, ms) {
     ["Positions K", r.k],
     ["Windows", r.windows_total > r.windows.length ? `${r.windows.length} of ${r.windows_total}` : r.windows.length],
     ["Pairs scored", r.pairs_scored],
-    ["Decoder", r.decoder],
+    ["Decoder", r.safeguard ? `${r.decoder}, safeguard ${r.safeguard}` : r.decoder],
     ["Time", `${(ms / 1000).toFixed(2)} s`],
   ];
   const dl = $("stats");

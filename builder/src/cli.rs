@@ -117,7 +117,8 @@ Exit codes: 0 written; 3 bad input (encrypted or malformed PDF, broken bundle, b
 document); 5 file system error or no font; 7 the carrier cannot be embedded or failed its round trip."
 )]
 pub struct ProtectArgs {
-    /// The original PDF (never modified).
+    /// The original PDF (never modified). A text/Markdown file instead gets the carrier appended
+    /// in plain text (the evaluation harness's text mode, for experiments; the bundle is unchanged).
     pub paper: PathBuf,
     /// The signature bundle built from this PDF.
     #[arg(long)]
@@ -393,6 +394,14 @@ pub struct DetectArgs {
     pub decoder: DecoderArg,
     #[command(flatten)]
     pub fast: FastArgs,
+    /// Beyond the paper: which window support counts. none: every window's P (the paper's
+    /// decoder); top-N: a window supports only its N most probable positions; hub-N: a window
+    /// reaching τ_min for N or more positions supports only facts it shares a content term with;
+    /// exclusive: a position with both sides ≥ τ_both is decided for the one side that has a
+    /// window of its own (the window's best position). Rules combine with '+' (top-2+exclusive).
+    /// Measured on LLM-written and human reviews by `semtrace bench --validity` (README).
+    #[arg(long, default_value = "none", value_name = "RULE")]
+    pub safeguard: semtrace_core::safeguard::Safeguard,
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -527,8 +536,23 @@ pub struct ImportArgs {
 pub struct BenchArgs {
     /// Bundle whose facts are scored (repeat for more bundles in --agreement; optional there when
     /// --own-bundles is given).
-    #[arg(long, short = 'b', required_unless_present = "own_bundles")]
+    #[arg(long, short = 'b', required_unless_present_any = ["own_bundles", "validity"])]
     pub bundle: Vec<PathBuf>,
+    /// Detection validity: --reviews is a manifest of labelled reviews, each scored against its
+    /// own frozen bundle (../shared/corpus/llm-reviews/manifest.jsonl: `review`, `bundle`, `kind`,
+    /// `label`; or `corpus` + `paper` for every review of a paper in a corpus JSONL). Prints per
+    /// kind: exposed, erasures by kind, mean observed positions, bit accuracy — per --safeguard.
+    #[arg(long, conflicts_with_all = ["agreement", "profile_ops"])]
+    pub validity: bool,
+    /// With --validity: decoder safeguards to compare on the same scores (comma-separated;
+    /// each none or top-N, hub-N, exclusive joined by '+'; default none).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        requires = "validity",
+        value_name = "RULES"
+    )]
+    pub safeguard: Vec<semtrace_core::safeguard::Safeguard>,
     /// Fast vs exhaustive decoder on every review × every bundle (plus, with --own-bundles, each
     /// review against its own paper's bundle): per-position and verdict agreement, latencies.
     #[arg(long)]

@@ -94,6 +94,8 @@ pub fn inspect_bundle(bundle_json: &str) -> Result<JsValue, JsError> {
 struct DetectOptions {
     /// "exhaustive" (default, as the CLI) or "fast".
     decoder: Option<String>,
+    /// Decoder safeguard beyond the paper, as the CLI's --safeguard ("none", "top-2+exclusive", …).
+    safeguard: Option<String>,
     allow_model_mismatch: bool,
     /// Recorded as the report's `review` field (e.g. a file name).
     review_name: Option<String>,
@@ -193,8 +195,14 @@ impl Detector {
             "fast" => Decoding::fast(text, bundle, FastOptions::default()),
             other => return Err(unknown_decoder(other)),
         };
+        let safeguard: semtrace_core::safeguard::Safeguard = opts
+            .safeguard
+            .as_deref()
+            .unwrap_or("none")
+            .parse()
+            .map_err(|e: String| JsError::new(&e))?;
         Ok(DetectionPlan {
-            decoding: Some(decoding),
+            decoding: Some(decoding.with_safeguard(safeguard)),
             check,
             review_name: opts.review_name,
         })

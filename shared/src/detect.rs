@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::nli::{NliPair, NliScorer};
 use crate::rank::Bm25;
 use crate::report::{ModelCheck, PositionReport, Report};
+use crate::safeguard::{self, Safeguard};
 use crate::segment::{sentences, windows, Window};
 
 /// Reviews larger than this are refused: real reviews are a few kB, and the 128-window cap would
@@ -143,6 +144,7 @@ pub struct Decoding {
     pending: Vec<(usize, usize)>,
     round: u8,
     scored: usize,
+    safeguard: Safeguard,
 }
 
 impl Decoding {
@@ -228,7 +230,15 @@ impl Decoding {
             pending: Vec::new(),
             round: 0,
             scored: 0,
+            safeguard: Safeguard::NONE,
         }
+    }
+
+    /// Decode with a safeguard (beyond the paper) instead of the paper's rule. It changes how the
+    /// scores are read, not which pairs are scored.
+    pub fn with_safeguard(mut self, safeguard: Safeguard) -> Decoding {
+        self.safeguard = safeguard;
+        self
     }
 
     fn fact_count(&self) -> usize {
@@ -442,10 +452,11 @@ impl Decoding {
             &self.bundle,
             self.wins,
             self.windows_total,
-            &self.probs,
+            self.probs,
             self.scored,
             model,
             decoder,
+            self.safeguard,
         )
     }
 }
@@ -496,23 +507,45 @@ fn best_of(probs: &[Option<f32>], f: usize, nw: usize) -> (f64, Option<usize>) {
         })
 }
 
-fn finish(
+/// Decode every position from a fact-major matrix of P(entailment) (`f * windows + w`; `None`:
+/// not scored), read through `safeguard`.
+#[allow(clippy::too_many_arguments)]
+pub fn finish(
     bundle: &Bundle,
     wins: Vec<Window>,
     windows_total: usize,
-    probs: &[Option<f32>],
+    mut probs: Vec<Option<f32>>,
     pairs_scored: usize,
     model: ModelCheck,
     decoder: &str,
+    safeguard: Safeguard,
 ) -> Report {
     let params = &bundle.decoding;
     let nw = wins.len();
+    if !safeguard.is_none() {
+        let texts: Vec<&str> = wins.iter().map(|w| w.text.as_str()).collect();
+        safeguard::apply(
+            safeguard,
+            &mut probs,
+            &fact_texts(bundle),
+            &texts,
+            params.tau_min,
+        );
+    }
+    let probs = &probs[..];
     let mut decisions = Vec::with_capacity(bundle.k);
     let mut positions = Vec::with_capacity(bundle.k);
     for (j, pos) in bundle.positions.iter().enumerate() {
         let (s0, w0) = best_of(probs, 2 * j, nw);
         let (s1, w1) = best_of(probs, 2 * j + 1, nw);
-        let d = decide(s0, s1, params);
+        let mut d = decide(s0, s1, params);
+        if safeguard.exclusive && d == Decision::Erased(Erasure::Both) {
+            match safeguard::exclusive_sides(probs, j, nw, params.tau_both) {
+                [true, false] => d = Decision::Bit(0),
+                [false, true] => d = Decision::Bit(1),
+                _ => {}
+            }
+        }
         decisions.push(d);
         let assigned = bundle.codeword[j];
         positions.push(PositionReport {
@@ -548,6 +581,7 @@ fn finish(
         windows: wins,
         pairs_scored,
         decoder: decoder.to_string(),
+        safeguard,
         model,
     }
 }
@@ -987,5 +1021,69 @@ mod tests {
             .contains("offset 1"));
         let big = vec![b'a'; MAX_REVIEW_BYTES + 1];
         assert!(review_text(&big).unwrap_err().message.contains("limit"));
+    }
+
+    /// `finish` on a hand-made probability matrix (no model): two windows, position 0 "entailed"
+    /// on both sides, side 1 in its own window, side 0 only in a window mainly about position 1.
+    #[test]
+    fn exclusive_safeguard_decides_a_both_position_by_its_own_window() {
+        let b = bundle();
+        let wins: Vec<Window> = ["first window", "second window"]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Window {
+                index: i,
+                text: t.to_string(),
+                start: 0,
+                end: t.len(),
+                first_sentence: i,
+            })
+            .collect();
+        let nw = wins.len();
+        let mut probs = vec![Some(0.0f32); 24 * nw];
+        let mut set = |f: usize, w: usize, p: f32| probs[f * nw + w] = Some(p);
+        set(1, 0, 0.97); // position 0, side 1, window 0 (its own)
+        set(0, 1, 0.95); // position 0, side 0, window 1 ...
+        set(2, 1, 0.99); // ... which is mainly about position 1
+        let check = || ModelCheck {
+            name: "stand-in".into(),
+            sha256: "a".repeat(64),
+            bundle_sha256: "a".repeat(64),
+            hash_matches: true,
+            mismatch_overridden: false,
+        };
+        let run = |g: &str| {
+            finish(
+                &b,
+                wins.clone(),
+                nw,
+                probs.clone(),
+                0,
+                check(),
+                EXHAUSTIVE,
+                g.parse().unwrap(),
+            )
+        };
+        let paper = run("none");
+        assert_eq!(paper.positions[0].erasure, Some(Erasure::Both));
+        assert_eq!(paper.positions[1].decision, "0");
+        let g = run("exclusive");
+        assert_eq!(g.positions[0].decision, "1");
+        assert_eq!(g.positions[0].erasure, None);
+        assert_eq!(g.safeguard.to_string(), "exclusive");
+        // Position 1 is untouched, and the report says which rule read the scores.
+        assert_eq!(g.positions[1].decision, "0");
+        assert_eq!(g.observed, paper.observed + 1);
+        let json = serde_json::to_value(&g).unwrap();
+        assert_eq!(json["safeguard"], "exclusive");
+        assert!(serde_json::to_value(&paper)
+            .unwrap()
+            .get("safeguard")
+            .is_none());
+        // top-1: window 1 supports only position 1, so position 0's side 0 loses its support and
+        // side 1 is decided without any tie-break.
+        let t = run("top-1");
+        assert_eq!(t.positions[0].decision, "1");
+        assert_eq!(t.positions[0].s0, 0.0);
     }
 }

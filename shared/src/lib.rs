@@ -9,6 +9,7 @@
 //! - [`embed`]: a BERT sentence embedder (safetensors → ONNX graph built in Rust → tract);
 //! - [`quote`]: exact-quotation matching under the builder's frozen normalisation;
 //! - [`rank`]: BM25 ranking of review windows for a fact (the fast decoder's pair selection);
+//! - [`safeguard`]: optional decoder-side rules that discount hub windows (beyond the paper);
 //! - [`detect`]: glue that runs a scorer over windows × facts (all, or the best-ranked) and
 //!   produces a [`report::Report`];
 //! - [`eval`]: the evaluation protocol's metrics (ROC-AUC, cluster bootstrap, operating points)
@@ -31,6 +32,7 @@ pub mod plans;
 pub mod quote;
 pub mod rank;
 pub mod report;
+pub mod safeguard;
 pub mod segment;
 
 pub use error::{Error, Result};

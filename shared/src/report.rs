@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::decode::{Erasure, Verdict};
+use crate::safeguard::Safeguard;
 use crate::segment::Window;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,6 +33,9 @@ pub struct Report {
     /// "exhaustive" (every fact × every window) or "fast" (lexically ranked windows only).
     #[serde(default = "exhaustive")]
     pub decoder: String,
+    /// Decoder-side safeguard (beyond the paper); absent for the paper's rule.
+    #[serde(default, skip_serializing_if = "Safeguard::is_none")]
+    pub safeguard: Safeguard,
     pub model: ModelCheck,
 }
 

@@ -364,3 +364,135 @@ fn own_and_other_paper_bundles_for_corpus_reviews() {
     );
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
 }
+
+/// `--validity` on real LLM-written reviews of ../shared/corpus/llm-reviews (their first ~250 words,
+/// to keep the real model's run short), each against its own frozen bundle.
+#[test]
+fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
+    let home = temp_dir("bench-validity");
+    let llm = shared().join("corpus/llm-reviews");
+    let paper = "001-word2vec-efficient-estimation";
+    let mut manifest = String::new();
+    for (kind, label, file) in [
+        ("positive-compliant", 1, "positive"),
+        ("null-original", 0, "null"),
+    ] {
+        let text = fs::read_to_string(llm.join(format!("reviews/{paper}.{file}.txt"))).unwrap();
+        let short: Vec<&str> = text.split_whitespace().take(250).collect();
+        fs::write(home.join(format!("{file}.txt")), short.join(" ")).unwrap();
+        manifest +=
+            &serde_json::json!({"review": format!("{file}.txt"), "kind": kind, "label": label,
+            "bundle": llm.join(format!("bundles/{paper}.json"))})
+            .to_string();
+        manifest.push('\n');
+    }
+    let m = home.join("manifest.jsonl");
+    fs::write(&m, manifest).unwrap();
+    let cache = home.join("cache");
+    let run = || {
+        let o = semtrace(
+            &[
+                "bench",
+                "--validity",
+                "--json",
+                "--reviews",
+                m.to_str().unwrap(),
+                "--cache",
+                cache.to_str().unwrap(),
+                "--safeguard",
+                "none,top-2,hub-3",
+            ],
+            &home,
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(stdout(&o).trim()).unwrap()
+    };
+    let v = run();
+    let summary = v["summary"].as_array().unwrap();
+    assert_eq!(summary.len(), 6, "3 safeguards x 2 kinds: {v}");
+    let tally = |sg: &str, kind: &str| {
+        summary
+            .iter()
+            .find(|s| s["safeguard"] == sg && s["kind"] == kind)
+            .unwrap_or_else(|| panic!("{sg} {kind} in {v}"))["tally"]
+            .clone()
+    };
+    for s in summary {
+        let t = &s["tally"];
+        let n = |k: &str| t[k].as_u64().unwrap();
+        assert_eq!(n("reviews"), 1);
+        assert_eq!(n("positions"), 12);
+        // Every position is either observed or erased for exactly one reason.
+        assert_eq!(
+            n("both") + n("absent") + n("ambiguous") + n("observed"),
+            12,
+            "{t}"
+        );
+        assert!(n("matched") <= n("observed"));
+    }
+    // A safeguard only removes support, so it can never add a `both` erasure.
+    for kind in ["positive-compliant", "null-original"] {
+        let none = tally("none", kind)["both"].as_u64().unwrap();
+        for sg in ["top-2", "hub-3"] {
+            assert!(
+                tally(sg, kind)["both"].as_u64().unwrap() <= none,
+                "{sg} {kind}"
+            );
+        }
+    }
+    // The bundles were frozen for the default model, and every pair was cached once.
+    assert_eq!(v["bundles_frozen_for_this_model"], true);
+    let cached = fs::read_dir(&cache).unwrap().count();
+    assert_eq!(cached, 2);
+    // A second run reads the cache and gives the same figures.
+    assert_eq!(run()["summary"], v["summary"]);
+    // Text output: one row per safeguard and kind.
+    let o = semtrace(
+        &[
+            "bench",
+            "--validity",
+            "--reviews",
+            m.to_str().unwrap(),
+            "--cache",
+            cache.to_str().unwrap(),
+        ],
+        &home,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("positive-compliant") && out.contains("null-original"),
+        "{out}"
+    );
+    // Broken manifests: a missing bundle, a bad label, a review that is not there.
+    for (line, why) in [
+        (
+            r#"{"review": "positive.txt", "kind": "k", "label": 1, "bundle": "nope.json"}"#,
+            "nope.json",
+        ),
+        (
+            r#"{"review": "positive.txt", "kind": "k", "label": 2, "bundle": "x.json"}"#,
+            "label",
+        ),
+        (
+            r#"{"review": "gone.txt", "kind": "k", "label": 1, "bundle": "../../../shared/corpus/llm-reviews/bundles/001-word2vec-efficient-estimation.json"}"#,
+            "gone.txt",
+        ),
+    ] {
+        let bad = home.join("bad.jsonl");
+        fs::write(
+            &bad,
+            line.replace("../../../shared", shared().to_str().unwrap()),
+        )
+        .unwrap();
+        let o = semtrace(
+            &["bench", "--validity", "--reviews", bad.to_str().unwrap()],
+            &home,
+            None,
+        );
+        assert_eq!(o.status.code(), Some(3), "{line}: {}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{why}: {}", stderr(&o));
+    }
+}

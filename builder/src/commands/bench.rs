@@ -59,7 +59,7 @@ pub fn load_reviews(path: &Path) -> Result<Vec<String>> {
 }
 
 /// Reviews of a corpus JSONL with their paper ids.
-fn reviews_by_paper(path: &Path) -> Result<Vec<(String, String)>> {
+pub(crate) fn reviews_by_paper(path: &Path) -> Result<Vec<(String, String)>> {
     let text = fs::read_to_string(path)
         .map_err(|e| InputError(format!("cannot read {}: {e}", path.display())))?;
     let mut out = Vec::new();
@@ -83,7 +83,11 @@ const EXHAUSTIVE_CACHE_REVISION: &str = "engine-2";
 /// Exhaustive report, from the cache when it has it.
 /// The name (without extension) of a run's exhaustive report in the cache: the model, the bundle
 /// and the review decide it.
-fn cache_key(review: &str, bundle: &Bundle, engine: &semtrace_core::nli::TractNli) -> String {
+pub(crate) fn cache_key(
+    review: &str,
+    bundle: &Bundle,
+    engine: &semtrace_core::nli::TractNli,
+) -> String {
     semtrace_core::sha256_hex(
         format!(
             "{EXHAUSTIVE_CACHE_REVISION}\n{}\n{}\n{review}",
@@ -339,6 +343,10 @@ pub fn run(a: BenchArgs) -> Result<i32> {
     if a.agreement {
         let engine = model_store::load(&a.model)?;
         return agreement(&a, &engine);
+    }
+    if a.validity {
+        let engine = model_store::load(&a.model)?;
+        return crate::commands::validity::run(&a, &engine);
     }
     let Some(first) = a.bundle.first() else {
         return Err(InputError("--bundle is required for the engine benchmark".into()).into());

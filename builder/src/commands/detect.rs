@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::decode::Verdict;
 use semtrace_core::detect::{
-    check_model, check_review_len, detect, detect_fast, review_text, MAX_REVIEW_BYTES,
+    check_model, check_review_len, review_text, Decoding, MAX_REVIEW_BYTES,
 };
 use semtrace_core::report::Report;
 
@@ -117,18 +117,14 @@ pub fn run(args: DetectArgs) -> Result<i32> {
                 pb.set_length(total as u64);
                 pb.set_position(done as u64);
             };
-            let r = if args.decoder == crate::cli::DecoderArg::Exhaustive {
-                detect(&text, &bundle, &engine, check.clone(), &mut tick)
+            let decoding = if args.decoder == crate::cli::DecoderArg::Exhaustive {
+                Decoding::exhaustive(&text, bundle.clone())
             } else {
-                detect_fast(
-                    &text,
-                    &bundle,
-                    &engine,
-                    check.clone(),
-                    args.fast.options(),
-                    &mut tick,
-                )
+                Decoding::fast(&text, bundle.clone(), args.fast.options())
             };
+            let r = decoding
+                .with_safeguard(args.safeguard)
+                .run(&engine, check.clone(), &mut tick);
             pb.finish_and_clear();
             Ok(r?)
         });

@@ -61,6 +61,11 @@ pub fn run(args: ProtectArgs) -> Result<i32> {
             .into());
         }
     }
+    let original = std::fs::read(&args.paper)
+        .with_context(|| format!("cannot read {}", args.paper.display()))?;
+    if !original.starts_with(b"%PDF-") {
+        return protect_text(&args, &bundle, original);
+    }
     let protected = protect_file(&args.paper, &bundle, &args.carrier)?;
     bundle.carrier = Some(protected.record.clone());
     bundle.format_version = semtrace_core::bundle::BUNDLE_VERSION.into();
@@ -77,6 +82,43 @@ pub fn run(args: ProtectArgs) -> Result<i32> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print_summary(&protected, &args.out, &bundle_out);
+    }
+    Ok(exit::OK)
+}
+
+/// Text input: the carrier appended after a blank line, as the evaluation harness does in text
+/// mode. There is no invisible layer in plain text, so this is for experiments (LLM reviewers
+/// given a paper's text), not for distribution; the bundle is unchanged and not rewritten.
+fn protect_text(args: &ProtectArgs, bundle: &Bundle, original: Vec<u8>) -> Result<i32> {
+    let text = String::from_utf8(original).map_err(|_| {
+        InputError(format!(
+            "{} is neither a PDF (no %PDF- header) nor UTF-8 text",
+            args.paper.display()
+        ))
+    })?;
+    let sha = semtrace_core::sha256_hex(text.as_bytes());
+    if !sha.eq_ignore_ascii_case(&bundle.document.sha256) {
+        return Err(InputError(format!(
+            "{} is not a PDF, and as text it is not what the bundle was built from: the bundle was \
+             built from a different document (bundle document SHA-256 {}, this text {sha})",
+            args.paper.display(),
+            bundle.document.sha256
+        ))
+        .into());
+    }
+    let carrier = semtrace_core::carrier::carrier_text(bundle)?;
+    let out = format!("{}\n\n{carrier}\n", text.trim_end());
+    write_atomic(&args.out, out.as_bytes())?;
+    if args.json {
+        let v = serde_json::json!({"protected": args.out, "mode": "text",
+            "carrier_words": carrier.split_whitespace().count()});
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!(
+            "text mode: carrier ({} words) appended; wrote {} (bundle unchanged)",
+            carrier.split_whitespace().count(),
+            args.out.display()
+        );
     }
     Ok(exit::OK)
 }

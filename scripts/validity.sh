@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Detection validity, the figure the project optimises first (README, "Detection validity").
+#   1. LLM-written reviews of protected copies (compliant positives) and of the originals (nulls),
+#      each against its own frozen bundle: ../shared/corpus/llm-reviews/manifest.jsonl;
+#   2. real human reviews of ../shared/corpus/reviews/neurips2025-dev.jsonl against bundles built
+#      offline from their own papers' text (the first N_OWN_PAPERS papers; built once under
+#      target/bench/own, shared with scripts/bench.sh).
+# Every (window, fact) probability is cached under target/bench/validity (keyed by model, bundle and
+# review), so each safeguard and each rerun reads the same scores.
+#
+# usage: scripts/validity.sh [MODEL ...]   (default: the embedded model)
+#   SAFEGUARDS=none,top-2,hub-3 N_OWN_PAPERS=50 HUMAN=0|1 scripts/validity.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SAFEGUARDS=${SAFEGUARDS:-none,top-1,top-2,top-3,hub-2,hub-3,hub-4}
+NOWN=${N_OWN_PAPERS:-50}
+HUMAN=${HUMAN:-1}
+MODELS=("$@"); [ ${#MODELS[@]} -eq 0 ] && MODELS=(default)
+cargo build --release -q -p semtrace
+S=./target/release/semtrace
+OUT=target/bench; mkdir -p $OUT/own $OUT/validity
+REVIEWS=../shared/corpus/reviews/neurips2025-dev.jsonl
+
+if [ "$HUMAN" = 1 ]; then
+  scripts/own-bundles.sh "$REVIEWS" "$NOWN" $OUT/own
+  # One manifest line per built paper: all its reviews, read in place from the corpus.
+  python3 - "$REVIEWS" "$NOWN" $OUT/own > $OUT/human-manifest.jsonl <<'PY'
+import json, os, sys
+path, n, own = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for line in list(open(path))[:n]:
+    pid = json.loads(line)["id"]
+    if os.path.exists(os.path.join(own, pid + ".json")):
+        print(json.dumps({"corpus": os.path.abspath(path), "paper": pid, "kind": "null-human",
+                          "label": 0, "bundle": os.path.abspath(os.path.join(own, pid + ".json"))}))
+PY
+fi
+
+for M in "${MODELS[@]}"; do
+  echo "== $M: ../shared/corpus/llm-reviews"
+  $S bench --validity --model "$M" --reviews ../shared/corpus/llm-reviews/manifest.jsonl \
+    --cache $OUT/validity --safeguard "$SAFEGUARDS"
+  if [ "$HUMAN" = 1 ]; then
+    echo "== $M: human reviews of neurips2025-dev against their own papers' bundles"
+    $S bench --validity --model "$M" --reviews $OUT/human-manifest.jsonl \
+      --cache $OUT/validity --safeguard "$SAFEGUARDS"
+  fi
+done
