@@ -382,3 +382,48 @@ fn fast_decoder_agrees_on_the_sample_review_and_checks_its_verdict_exhaustively(
     assert_eq!(decisions(&fast), decisions(&exhaustive));
     assert_eq!(fast["verdict"], exhaustive["verdict"]);
 }
+
+/// `--safeguard` (beyond the paper) reads the same scores: the same pairs are scored, a side's
+/// support can only go down, the report names the rule; a malformed rule is a usage error.
+#[test]
+fn safeguard_reads_the_same_scores_and_is_named_in_the_report() {
+    let home = temp_dir("detect-safeguard");
+    let review = root().join("tests/fixtures/sample-review.md");
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "detect",
+            "--bundle",
+            "tests/fixtures/sample-bundle.json",
+            "--json",
+            "-q",
+            review.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        semtrace(&a, &home, None)
+    };
+    let parse = |o: &std::process::Output| -> serde_json::Value {
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(o));
+        serde_json::from_str(stdout(o).lines().next().unwrap()).unwrap()
+    };
+    let paper = parse(&run(&[]));
+    assert!(paper.get("safeguard").is_none());
+    let g = parse(&run(&["--safeguard", "top-2+exclusive"]));
+    assert_eq!(g["safeguard"], "top-2+exclusive");
+    assert_eq!(g["pairs_scored"], paper["pairs_scored"]);
+    for (a, b) in g["positions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(paper["positions"].as_array().unwrap())
+    {
+        for s in ["s0", "s1"] {
+            assert!(
+                a[s].as_f64().unwrap() <= b[s].as_f64().unwrap(),
+                "{a} vs {b}"
+            );
+        }
+    }
+    let o = run(&["--safeguard", "top-0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unknown safeguard"), "{}", stderr(&o));
+}

@@ -301,3 +301,52 @@ fn bad_inputs_are_refused_and_nothing_is_written() {
     let o = semtrace(&["inspect", txt.to_str().unwrap()], &home, None);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
 }
+
+/// Text input (the evaluation harness's text mode): the carrier is appended after the text, only
+/// for the text the bundle was built from, and the bundle is not rewritten.
+#[test]
+fn text_input_gets_the_carrier_appended() {
+    let home = temp_dir("protect-text");
+    let paper = home.join("paper.md");
+    let text = "# A paper\n\nSome text of the paper, with a result of 0.91 on a benchmark.\n";
+    fs::write(&paper, text).unwrap();
+    // The sample bundle, re-pointed at this text (as if it had been built from it).
+    let mut b = Bundle::from_json(&fs::read_to_string(sample_bundle()).unwrap()).unwrap();
+    b.document.sha256 = semtrace_core::sha256_hex(text.as_bytes());
+    let bundle = home.join("bundle.json");
+    fs::write(&bundle, b.to_json_pretty()).unwrap();
+    let out = home.join("protected.md");
+    let o = protect(
+        &[
+            paper.to_str().unwrap(),
+            "--bundle",
+            bundle.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &home,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let got = fs::read_to_string(&out).unwrap();
+    let carrier = carrier_text(&b).unwrap();
+    assert!(got.starts_with(text.trim_end()), "{got}");
+    assert_eq!(occurrences(&got, &carrier), 1);
+    assert!(!home.join("protected.bundle.json").exists());
+    // Another text is refused (exit 3), and nothing is written.
+    let other = home.join("other.md");
+    fs::write(&other, "# Another paper\n").unwrap();
+    let out2 = home.join("other-protected.md");
+    let o = protect(
+        &[
+            other.to_str().unwrap(),
+            "--bundle",
+            bundle.to_str().unwrap(),
+            "--out",
+            out2.to_str().unwrap(),
+        ],
+        &home,
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("different document"), "{}", stderr(&o));
+    assert!(!out2.exists());
+}
