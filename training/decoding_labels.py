@@ -68,6 +68,18 @@ def main() -> int:
     print(f"{len(done)} labelled pairs ({bad} answers skipped)", file=sys.stderr)
     for k in sorted(counts):
         print(f"  {k[0]:<16} {k[1]:<14} {counts[k]}", file=sys.stderr)
+    # How the current model's scores relate to the labels (MODEL_CARD.md, "Dense LLM-written reviews").
+    rows = list(done.values())
+    for lo, hi in [(0.9, 1.01), (0.52, 0.9), (0.3, 0.52), (0.0, 0.3)]:
+        s = [r for r in rows if lo <= r["model_p"] < hi]
+        e = sum(r["label"] == "entailment" for r in s)
+        print(f"  model P in [{lo}, {min(hi, 1.0)}): {len(s)} pairs, {e} entailment", file=sys.stderr)
+    tp = sum(r["model_p"] >= 0.52 and r["label"] == "entailment" for r in rows)
+    fp = sum(r["model_p"] >= 0.52 and r["label"] != "entailment" for r in rows)
+    fn = sum(r["model_p"] < 0.52 and r["label"] == "entailment" for r in rows)
+    if tp:
+        print(f"  at tau_min 0.52: precision {tp / (tp + fp):.3f}, recall {tp / (tp + fn):.3f}",
+              file=sys.stderr)
     return 0
 
 
