@@ -60,7 +60,9 @@ def main() -> int:
                 if best is not None:
                     chosen.setdefault((2 * j + 1 - side, best), "partner-of-best")
         rest = [(f, w) for f in range(len(facts)) for w in range(len(wins)) if (f, w) not in chosen]
-        for fw in rng.sample(rest, min(a.sample, len(rest))):
+        # Seeded per review, so adding reviews later does not change earlier reviews' samples.
+        per_review = random.Random(f"{a.seed}:{row['review']}")
+        for fw in per_review.sample(rest, min(a.sample, len(rest))):
             chosen[fw] = "random"
         for (f, w), why in sorted(chosen.items()):
             pairs.append({
@@ -76,9 +78,16 @@ def main() -> int:
             f.write(json.dumps(p, ensure_ascii=False) + "\n")
     shards = WORK / "shards"
     shards.mkdir(exist_ok=True)
-    order = pairs[:]
+    # Only pairs of reviews not labelled yet go to new shards, numbered after the existing ones (resumable).
+    # A review with any labelled pair is done (its sample was drawn when it was labelled).
+    done = set()
+    if (DATA / "labels.jsonl").exists():
+        for l in (DATA / "labels.jsonl").open():
+            r = json.loads(l)
+            done.add((r["paper"], r["review_kind"]))
+    order = [p for p in pairs if (p["paper"], p["review_kind"]) not in done]
     rng.shuffle(order)  # mixes papers and reasons within a shard
-    n = 0
+    n = len(list(shards.glob("shard-[0-9][0-9][0-9].jsonl")))
     for i in range(0, len(order), a.shard_size):
         with (shards / f"shard-{n:03d}.jsonl").open("w") as f:
             for p in order[i : i + a.shard_size]:
@@ -88,7 +97,7 @@ def main() -> int:
     by = {}
     for p in pairs:
         by[p["why"]] = by.get(p["why"], 0) + 1
-    print(f"{len(pairs)} pairs ({by}) in {n} shards under {shards}", file=sys.stderr)
+    print(f"{len(pairs)} pairs ({by}); {len(order)} not yet labelled, in shards up to {n - 1} under {shards}", file=sys.stderr)
     return 0
 
 
