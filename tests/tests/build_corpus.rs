@@ -68,6 +68,63 @@ fn verify_protected(
     check(original, protected, &text, scratch)
 }
 
+/// Protects `pdf` (its own bundle, or the donor's positions for a PDF that did not build) and
+/// runs the reader checks; returns the table line and the failure, if any.
+fn protect_and_check(
+    pdf: &Path,
+    name: &str,
+    code: Option<i32>,
+    dir: &Path,
+    donor: &Path,
+) -> (String, Option<String>) {
+    let out = dir.join(name);
+    let (protected, bundle, kind) = if code == Some(0) {
+        (out.join("protected.pdf"), out.join("bundle.json"), "own")
+    } else {
+        // Test-only bundle: the donor's positions under this PDF's SHA-256.
+        let mut b: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(donor).unwrap()).unwrap();
+        b["document"]["sha256"] = sha256_file(pdf).into();
+        b.as_object_mut().unwrap().remove("carrier");
+        let tb = out.join("test-bundle.json");
+        fs::create_dir_all(&out).unwrap();
+        fs::write(&tb, b.to_string()).unwrap();
+        let protected = out.join("protected.pdf");
+        let o = semtrace(
+            &[
+                "protect",
+                pdf.to_str().unwrap(),
+                "--bundle",
+                tb.to_str().unwrap(),
+                "--out",
+                protected.to_str().unwrap(),
+            ],
+            &dir.join("home"),
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        (protected, out.join("protected.bundle.json"), "donor")
+    };
+    let scratch = out.join("check");
+    let c = verify_protected(pdf, &protected, &bundle, &scratch);
+    let page = Bundle::from_json(&fs::read_to_string(&bundle).unwrap())
+        .unwrap()
+        .carrier
+        .map(|c| c.page)
+        .unwrap_or(0);
+    let line = format!(
+        "{name:<42} {kind:<7} {:>9} {:>7} {:>5} {:>10} {:>8}  page {page}",
+        format!("{}/{}", c.pdftotext.0, c.pdftotext.1),
+        format!("{}/{}", c.pdfjs.0, c.pdfjs.1),
+        c.pages,
+        c.differing_pixels,
+        c.new_qpdf.len(),
+    );
+    let failed = !c.exact() || c.differing_pixels != 0 || !c.new_qpdf.is_empty();
+    let _ = fs::remove_dir_all(&scratch);
+    (line, failed.then(|| format!("{name}: {c:?}")))
+}
+
 #[test]
 fn offline_build_and_protect_every_corpus_pdf() {
     let pdfs = pdfs_in(&shared().join("corpus/papers"));
@@ -193,55 +250,27 @@ fn offline_build_and_protect_every_corpus_pdf() {
         "\n{:<42} {:<7} {:>9} {:>7} {:>5} {:>10} {:>8}  carrier",
         "protected copy", "bundle", "pdftotext", "pdf.js", "pages", "diff px", "new qpdf"
     );
-    let mut failures = Vec::new();
-    for (pdf, name, code, ..) in &rows {
-        let out = dir.join(name);
-        let (protected, bundle, kind) = if *code == Some(0) {
-            (out.join("protected.pdf"), out.join("bundle.json"), "own")
-        } else {
-            // Test-only bundle: the donor's positions under this PDF's SHA-256.
-            let mut b: serde_json::Value =
-                serde_json::from_str(&fs::read_to_string(&donor).unwrap()).unwrap();
-            b["document"]["sha256"] = sha256_file(pdf).into();
-            b.as_object_mut().unwrap().remove("carrier");
-            let tb = out.join("test-bundle.json");
-            fs::create_dir_all(&out).unwrap();
-            fs::write(&tb, b.to_string()).unwrap();
-            let protected = out.join("protected.pdf");
-            let o = semtrace(
-                &[
-                    "protect",
-                    pdf.to_str().unwrap(),
-                    "--bundle",
-                    tb.to_str().unwrap(),
-                    "--out",
-                    protected.to_str().unwrap(),
-                ],
-                &dir.join("home"),
-                None,
-            );
-            assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
-            (protected, out.join("protected.bundle.json"), "donor")
-        };
-        let scratch = out.join("check");
-        let c = verify_protected(pdf, &protected, &bundle, &scratch);
-        let page = Bundle::from_json(&fs::read_to_string(&bundle).unwrap())
-            .unwrap()
-            .carrier
-            .map(|c| c.page)
-            .unwrap_or(0);
-        println!(
-            "{name:<42} {kind:<7} {:>9} {:>7} {:>5} {:>10} {:>8}  page {page}",
-            format!("{}/{}", c.pdftotext.0, c.pdftotext.1),
-            format!("{}/{}", c.pdfjs.0, c.pdfjs.1),
-            c.pages,
-            c.differing_pixels,
-            c.new_qpdf.len(),
-        );
-        if !c.exact() || c.differing_pixels != 0 || !c.new_qpdf.is_empty() {
-            failures.push(format!("{name}: {c:?}"));
+    // Two copies checked at a time (the readers are single-threaded); lines print in paper order.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let checked: Mutex<Vec<(usize, String, Option<String>)>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some((pdf, name, code, ..)) = rows.get(i) else {
+                    break;
+                };
+                let (line, failure) = protect_and_check(pdf, name, *code, &dir, &donor);
+                checked.lock().unwrap().push((i, line, failure));
+            });
         }
-        let _ = fs::remove_dir_all(&scratch);
+    });
+    let mut checked = checked.into_inner().unwrap();
+    checked.sort_by_key(|c| c.0);
+    let mut failures = Vec::new();
+    for (_, line, failure) in checked {
+        println!("{line}");
+        failures.extend(failure);
     }
     assert!(
         failures.is_empty(),

@@ -441,6 +441,53 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
             );
         }
     }
+    // The fast decoder replayed on the cached scores is the fast decoder: same erasures, verdict
+    // and pairs as `detect --decoder fast` running the model on the same review.
+    for row in v["rows"].as_array().unwrap() {
+        if row["safeguard"] != "none" {
+            continue;
+        }
+        let file = if row["kind"] == "positive-compliant" {
+            "positive"
+        } else {
+            "null"
+        };
+        let bundle = llm.join(format!("bundles/{paper}.json"));
+        let review = home.join(format!("{file}.txt"));
+        let o = semtrace(
+            &[
+                "detect",
+                "--bundle",
+                bundle.to_str().unwrap(),
+                "--json",
+                "-q",
+                "--decoder",
+                "fast",
+                review.to_str().unwrap(),
+            ],
+            &home,
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let fast: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        let erasures: Vec<&serde_json::Value> = fast["positions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| &p["erasure"])
+            .collect();
+        assert_eq!(
+            serde_json::json!(erasures),
+            row["fast_erasures"],
+            "{file}: {row}"
+        );
+        assert_eq!(fast["verdict"], row["fast_verdict"], "{file}");
+        assert_eq!(fast["pairs_scored"], row["fast_pairs"], "{file}");
+    }
+    let t = tally("none", "positive-compliant");
+    let n = |k: &str| t[k].as_u64().unwrap();
+    assert!(n("fast_positions_agree") <= 12 && n("fast_verdicts_agree") <= 1);
+    assert!(n("fast_pairs") > 0 && n("fast_pairs") <= n("pairs"), "{t}");
     // The bundles were frozen for the default model, and every pair was cached once.
     assert_eq!(v["bundles_frozen_for_this_model"], true);
     let cached = fs::read_dir(&cache).unwrap().count();
@@ -464,6 +511,10 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
     let out = stdout(&o);
     assert!(
         out.contains("positive-compliant") && out.contains("null-original"),
+        "{out}"
+    );
+    assert!(
+        out.contains("fast decoder vs exhaustive, positive-compliant: positions "),
         "{out}"
     );
     // Broken manifests: a missing bundle, a bad label, a review that is not there.

@@ -135,6 +135,28 @@ impl NliScorer for Recording<'_> {
     }
 }
 
+/// Answers from a review's full matrix: the fast decoder replayed on the exhaustive decoder's
+/// scores (the model is exact per pair, batch-independent, so this is what it would compute).
+struct Lookup(HashMap<(String, String), f32>);
+
+impl NliScorer for Lookup {
+    fn entailment(&self, pairs: &[NliPair<'_>]) -> semtrace_core::Result<Vec<f32>> {
+        pairs
+            .iter()
+            .map(|q| {
+                self.0
+                    .get(&(q.premise.to_string(), q.hypothesis.to_string()))
+                    .copied()
+                    .ok_or_else(|| {
+                        semtrace_core::Error::model(
+                            "the fast decoder asked for a pair outside the review's matrix",
+                        )
+                    })
+            })
+            .collect()
+    }
+}
+
 /// Every (fact, window) probability of a review, fact-major, from the cache or the engine.
 fn matrix(
     case: &Case,
@@ -206,6 +228,12 @@ struct Tally {
     ambiguous: usize,
     observed: usize,
     matched: usize,
+    /// Fast decoder replayed on the same scores (paper's rule only): positions and verdicts that
+    /// agree with the exhaustive decoder, and pairs it scored.
+    fast_positions_agree: usize,
+    fast_verdicts_agree: usize,
+    fast_pairs: usize,
+    pairs: usize,
 }
 
 impl Tally {
@@ -266,6 +294,27 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
             case.bundle.decoding.max_windows,
         );
         let pairs = probs.len();
+        let facts: Vec<&str> = case
+            .bundle
+            .positions
+            .iter()
+            .flat_map(|p| p.facts.iter().map(|f| f.text.as_str()))
+            .collect();
+        let lookup = Lookup(
+            facts
+                .iter()
+                .flat_map(|f| wins.iter().map(move |w| (w.text.clone(), f.to_string())))
+                .zip(probs.iter().map(|p| p.unwrap_or(0.0)))
+                .collect(),
+        );
+        let fast = semtrace_core::detect::detect_fast(
+            &case.text,
+            &case.bundle,
+            &lookup,
+            check.clone(),
+            a.fast.options(),
+            &mut |_, _| {},
+        )?;
         for (i, &sg) in safeguards.iter().enumerate() {
             let r = finish(
                 &case.bundle,
@@ -277,13 +326,31 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
                 EXHAUSTIVE,
                 sg,
             );
-            tallies.entry((i, case.kind.clone())).or_default().add(&r);
+            let t = tallies.entry((i, case.kind.clone())).or_default();
+            t.add(&r);
+            if sg == Safeguard::NONE {
+                t.fast_positions_agree += r
+                    .positions
+                    .iter()
+                    .zip(&fast.positions)
+                    .filter(|(x, y)| x.decision == y.decision && x.erasure == y.erasure)
+                    .count();
+                t.fast_verdicts_agree += usize::from(r.verdict == fast.verdict);
+                t.fast_pairs += fast.pairs_scored;
+                t.pairs += pairs;
+            }
             let mut row = serde_json::json!({
                 "review": case.name, "kind": case.kind, "label": case.label,
                 "safeguard": sg.to_string(), "verdict": r.verdict, "observed": r.observed,
                 "matched": r.matched, "p_value": r.p_value, "score": r.score,
                 "erasures": r.positions.iter().map(|p| p.erasure).collect::<Vec<_>>(),
             });
+            if sg == Safeguard::NONE {
+                row["fast_verdict"] = serde_json::json!(fast.verdict);
+                row["fast_erasures"] =
+                    serde_json::json!(fast.positions.iter().map(|p| p.erasure).collect::<Vec<_>>());
+                row["fast_pairs"] = serde_json::json!(fast.pairs_scored);
+            }
             if i == 0 {
                 // The windows in matrix order, with the cached matrix's file name, so that scripts
                 // (training/decoding_pairs.py) can read every (window, fact) probability.
@@ -360,6 +427,19 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
         );
     }
     println!("(erasure shares are of all positions of that kind; bit accuracy is over observed positions)");
+    for ((i, kind), t) in &tallies {
+        if safeguards[*i] == Safeguard::NONE {
+            println!(
+                "fast decoder vs exhaustive, {kind}: positions {}/{} ({:.2}%), verdicts {}/{}, pairs scored {:.1}%",
+                t.fast_positions_agree,
+                t.positions,
+                100.0 * t.share(t.fast_positions_agree),
+                t.fast_verdicts_agree,
+                t.reviews,
+                100.0 * t.fast_pairs as f64 / t.pairs.max(1) as f64
+            );
+        }
+    }
     if timed > 0 {
         println!(
             "exhaustive scoring: mean {:.2} s per review ({timed} scored, the rest cached), {} threads",
