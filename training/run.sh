@@ -73,3 +73,10 @@ sha256sum "$OUT/model.onnx"
 #     --lr 1e-5 --warmup 0.05 --bf16 --eval-every 75 --save-every 25 --log-every 25 --threads 1
 #   (the same without --natural-ent-repeat 3 into training/checkpoints/s3a, concurrently)
 #   $PY training/soup.py training/checkpoints/soup.pt training/checkpoints/s3a/best.pt training/checkpoints/s3b/best.pt
+#
+# Stage 3 on the decoding distribution (tried 2026-11-26, not shipped; MODEL_CARD.md "Stage 3 on the decoding
+# distribution", where the export and validity commands are):
+#   $PY training/onnx_to_ckpt.py models/semtrace-nli-minilm/model.onnx training/checkpoints/shipped.pt
+#   $PY training/train_nli.py --init training/checkpoints/shipped.pt --ckpt-dir training/checkpoints/stage3 \
+#     --no-rte --identity-aug --decoding training/data/decoding/labels.jsonl --decoding-repeat 3 --epochs 0.7 --bs 32 \
+#     --lr 3e-5 --warmup 0.05 --freeze-word-emb --eval-init --eval-every 175 --save-every 40 --log-every 25
