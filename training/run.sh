@@ -80,3 +80,8 @@ sha256sum "$OUT/model.onnx"
 #   $PY training/train_nli.py --init training/checkpoints/shipped.pt --ckpt-dir training/checkpoints/stage3 \
 #     --no-rte --identity-aug --decoding training/data/decoding/labels.jsonl --decoding-repeat 3 --epochs 0.7 --bs 32 \
 #     --lr 3e-5 --warmup 0.05 --freeze-word-emb --eval-init --eval-every 175 --save-every 40 --log-every 25
+# Stage 3b, the candidate committed as training/candidates/stage3b (not yet the default; same card section):
+#   $PY training/train_nli.py --init training/checkpoints/shipped.pt --ckpt-dir training/checkpoints/stage3b \
+#     --no-rte --identity-aug --decoding training/data/decoding/labels.jsonl --decoding-repeat 8 --decoding-rules \
+#     --epochs 0.6 --bs 32 --lr 5e-5 --warmup 0.05 --freeze-word-emb --eval-every 500 --save-every 40 --log-every 25
+#   $PY training/export_onnx.py --ckpt training/checkpoints/stage3b/best.pt --out-dir training/work/stage3b
