@@ -484,7 +484,9 @@ pub fn detect_fast(
     Decoding::fast(review, bundle.clone(), opts).run(scorer, model, progress)
 }
 
-fn fact_texts(bundle: &Bundle) -> Vec<&str> {
+/// Every fact of the bundle, position by position (pairs' two sides in order): the fact order of
+/// the score matrix.
+pub fn fact_texts(bundle: &Bundle) -> Vec<&str> {
     bundle
         .positions
         .iter()

@@ -361,11 +361,7 @@ pub fn run(a: BenchArgs) -> Result<i32> {
     let load_s = t.elapsed().as_secs_f64();
 
     // Engine throughput on real (window, fact) pairs.
-    let facts: Vec<&str> = bundle
-        .positions
-        .iter()
-        .flat_map(|p| p.facts.iter().map(|f| f.text.as_str()))
-        .collect();
+    let facts = semtrace_core::detect::fact_texts(&bundle);
     let mut premises = Vec::new();
     for r in &reviews {
         let (ws, _) = windows(

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::Result;
 use semtrace_core::bundle::Bundle;
 use semtrace_core::decode::{Erasure, Verdict};
-use semtrace_core::detect::{check_model, finish, Decoding, EXHAUSTIVE};
+use semtrace_core::detect::{check_model, fact_texts, finish, Decoding, EXHAUSTIVE};
 use semtrace_core::nli::{NliPair, NliScorer, TractNli};
 use semtrace_core::report::Report;
 use semtrace_core::safeguard::Safeguard;
@@ -169,11 +169,7 @@ fn matrix(
         b.decoding.window_sentences,
         b.decoding.max_windows,
     );
-    let facts: Vec<&str> = b
-        .positions
-        .iter()
-        .flat_map(|p| p.facts.iter().map(|f| f.text.as_str()))
-        .collect();
+    let facts = fact_texts(b);
     let want = facts.len() * wins.len();
     let file = cache.map(|c| {
         c.join(format!(
@@ -294,12 +290,7 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
             case.bundle.decoding.max_windows,
         );
         let pairs = probs.len();
-        let facts: Vec<&str> = case
-            .bundle
-            .positions
-            .iter()
-            .flat_map(|p| p.facts.iter().map(|f| f.text.as_str()))
-            .collect();
+        let facts = fact_texts(&case.bundle);
         let lookup = Lookup(
             facts
                 .iter()
