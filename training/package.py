@@ -34,6 +34,10 @@ def main():
                     help="name=last.pt whose logged dev history goes into metrics.json")
     ap.add_argument("--extra", nargs="*", default=[],
                     help="name=metrics.json of side experiments to record (if present)")
+    ap.add_argument("--history-from", default=None,
+                    help="metrics.json of the previous default whose training_dev_history entries are kept "
+                         "(a later stage starts from that model's weights)")
+    ap.add_argument("--training", default=None, help="config.json 'training' text (default: stages 1-2)")
     args = ap.parse_args()
 
     mpath = os.path.join(args.out, "metrics.json")
@@ -55,6 +59,9 @@ def main():
     import torch
 
     metrics["training_dev_history"] = {}
+    if args.history_from:
+        with open(args.history_from) as f:
+            metrics["training_dev_history"].update(json.load(f).get("training_dev_history", {}))
     for spec in args.ckpts:
         name, path = spec.split("=", 1)
         if os.path.exists(path):
@@ -110,7 +117,7 @@ def main():
                              "as int8 with per-channel symmetric scales, DequantizeLinear to f32; activations f32") if ship == "int8"
                             else "none (fp32)",
         },
-        "training": ("fine-tuned from the backbone as a cross-encoder on the SemTrace in-domain NLI train split "
+        "training": args.training or ("fine-tuned from the backbone as a cross-encoder on the SemTrace in-domain NLI train split "
                      "(paper propositions vs peer-review windows, 3-way cross-entropy) plus GLUE RTE train "
                      "(2-way loss on P(entailment) vs P(neutral)+P(contradiction)); no SICK; 2 epochs, "
                      "AdamW lr 5e-5, batch 32, linear warmup 8% / decay, word embeddings frozen, bf16 autocast on CPU; "
