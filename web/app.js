@@ -303,7 +303,7 @@ function renderReport(r, bytes, ms) {
     ["Observed O", oMin !== undefined ? `${r.observed} (min ${oMin})` : r.observed],
     ["Matched M", r.matched],
     ["Mismatched", r.mismatched],
-    ["p-value", fmtP(r.p_value)],
+    ["p-value", r.p_value_exact ? `${fmtP(r.p_value)} (exact)` : `${fmtP(r.p_value)} (assumes a fair coin: bundle older than 1.2)`],
     ["α", r.alpha],
     ["Positions K", r.k],
     ["Windows", r.windows_total > r.windows.length ? `${r.windows.length} of ${r.windows_total}` : r.windows.length],

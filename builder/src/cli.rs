@@ -553,6 +553,11 @@ pub struct BenchArgs {
         value_name = "RULES"
     )]
     pub safeguard: Vec<semtrace_core::safeguard::Safeguard>,
+    /// With --validity: simulated venue secrets per review for the null calibration of the
+    /// p-value (reviews labelled 0; each decoded once, then scored against every secret's keyed
+    /// selection). Prints the empirical rate of p ≤ α at α = 0.05, 0.01, 0.001; 0 skips it.
+    #[arg(long, default_value_t = 1000, requires = "validity", value_name = "N")]
+    pub secrets: usize,
     /// Fast vs exhaustive decoder on every review × every bundle (plus, with --own-bundles, each
     /// review against its own paper's bundle): per-position and verdict agreement, latencies.
     #[arg(long)]

@@ -10,8 +10,12 @@ use crate::error::{Error, Result};
 /// Value of the `format` field of every bundle.
 pub const BUNDLE_FORMAT: &str = "semtrace-bundle";
 /// The version this crate writes.
-/// 1.1 added the optional `carrier` record.
-pub const BUNDLE_VERSION: &str = "1.1";
+/// 1.1 added the optional `carrier` record, 1.2 the optional `selection`.
+pub const BUNDLE_VERSION: &str = "1.2";
+/// Value of `selection` when the selected side of each position is an independent fair bit
+/// from the venue secret, drawn after pairing and slots were fixed
+/// ([`crate::build::codeword::selection_bits`]).
+pub const SELECTION_KEYED: &str = "keyed-v1";
 /// The major version this crate reads.
 pub const BUNDLE_MAJOR: u64 = 1;
 
@@ -32,6 +36,11 @@ pub struct Bundle {
     /// The carrier embedded in the protected copy (format 1.1; absent until the copy is protected).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carrier: Option<crate::carrier::CarrierRecord>,
+    /// How the selected side of each position was chosen (format 1.2): [`SELECTION_KEYED`].
+    /// Absent in older bundles, where the optimiser chose it, so the p-value's fair-coin
+    /// assumption was not guaranteed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<String>,
     /// Free-form provenance (tool version, creation time, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<serde_json::Value>,
@@ -117,6 +126,12 @@ pub struct ModelIdentity {
 }
 
 impl Bundle {
+    /// Whether each observed position matches by chance with probability exactly ½ under H0,
+    /// which makes the binomial p-value exact.
+    pub fn p_value_exact(&self) -> bool {
+        self.selection.as_deref() == Some(SELECTION_KEYED)
+    }
+
     /// Parse and validate a bundle from JSON text.
     pub fn from_json(text: &str) -> Result<Bundle> {
         let value: serde_json::Value = serde_json::from_str(text)
@@ -322,6 +337,7 @@ pub(crate) mod tests {
                 max_length: 256,
             },
             carrier: None,
+            selection: None,
             provenance: None,
         }
     }

@@ -576,6 +576,7 @@ pub fn finish(
         mismatched: s.mismatched,
         eligible: s.eligible,
         p_value: s.p_value,
+        p_value_exact: bundle.p_value_exact(),
         alpha: params.alpha,
         k: bundle.k,
         positions,
@@ -637,6 +638,7 @@ mod tests {
                 max_length: 64,
             },
             carrier: None,
+            selection: None,
             provenance: None,
         }
     }

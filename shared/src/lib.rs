@@ -20,6 +20,7 @@
 
 pub mod build;
 pub mod bundle;
+pub mod calibration;
 pub mod carrier;
 pub mod decode;
 pub mod detect;

@@ -21,6 +21,10 @@ pub struct Report {
     pub eligible: bool,
     /// One-sided binomial p-value of M matches out of O under H0 (fair coin per observed bit).
     pub p_value: f64,
+    /// True when the bundle's selection is keyed (format 1.2), which makes the fair coin, and
+    /// so `p_value`, exact; false for older bundles, whose p-value rests on that assumption.
+    #[serde(default)]
+    pub p_value_exact: bool,
     /// The α the verdict used.
     pub alpha: f64,
     pub k: usize,

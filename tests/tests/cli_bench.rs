@@ -488,8 +488,32 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
     let n = |k: &str| t[k].as_u64().unwrap();
     assert!(n("fast_positions_agree") <= 12 && n("fast_verdicts_agree") <= 1);
     assert!(n("fast_pairs") > 0 && n("fast_pairs") <= n("pairs"), "{t}");
-    // The bundles were frozen for the default model, and every pair was cached once.
-    assert_eq!(v["bundles_frozen_for_this_model"], true);
+    // Whether the bundles were frozen for this model is reported from their records, and every
+    // pair was cached once.
+    let recorded: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(llm.join(format!("bundles/{paper}.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        v["bundles_frozen_for_this_model"],
+        recorded["model"]["sha256"] == v["sha256"]
+    );
+    // Null calibration: the null review, decoded once, scored against 1,000 simulated secrets'
+    // keyed selections; a valid p-value rejects at most at rate alpha (plus sampling noise).
+    let cal = &v["null_calibration"]["kinds"]["null-original"];
+    assert_eq!(cal["reviews"], 1, "{v}");
+    assert_eq!(cal["draws"], 1000);
+    assert!(v["null_calibration"]["kinds"]
+        .get("positive-compliant")
+        .is_none());
+    for (i, alpha) in [0.05, 0.01, 0.001].iter().enumerate() {
+        let p = cal["p_at_most"][i].as_u64().unwrap() as f64 / 1000.0;
+        let e = cal["exposed"][i].as_u64().unwrap() as f64 / 1000.0;
+        assert!(
+            e <= p && p <= alpha + 4.0 * (alpha / 1000.0f64).sqrt(),
+            "{cal}"
+        );
+    }
     let cached = fs::read_dir(&cache).unwrap().count();
     assert_eq!(cached, 2);
     // A second run reads the cache and gives the same figures.
@@ -515,6 +539,10 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
     );
     assert!(
         out.contains("fast decoder vs exhaustive, positive-compliant: positions "),
+        "{out}"
+    );
+    assert!(
+        out.contains("null calibration, 1000 simulated secrets"),
         "{out}"
     );
     // Broken manifests: a missing bundle, a bad label, a review that is not there.

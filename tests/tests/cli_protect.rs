@@ -72,7 +72,7 @@ fn carrier_modes_are_read_exactly_and_recorded_in_the_bundle() {
             rec.protected_sha256,
             semtrace_core::sha256_hex(&fs::read(&out).unwrap())
         );
-        assert_eq!(b.format_version, "1.1");
+        assert_eq!(b.format_version, "1.2");
         assert_eq!(b.positions, bundle.positions, "positions unchanged");
         // poppler reads the carrier exactly once, on the final page.
         let pages = pdftotext_pages(&out);

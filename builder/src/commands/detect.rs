@@ -182,6 +182,13 @@ pub fn render(r: &Report, bundle: &Bundle) -> String {
         if r.p_value >= 1e-3 { format!("{:.4}", r.p_value) } else { format!("{:.2e}", r.p_value) },
         r.alpha
     );
+    if !r.p_value_exact {
+        // Older bundles let the optimiser pick the selected side; say what p then rests on.
+        let _ = writeln!(
+            s,
+            "         (p assumes a fair coin per position: this bundle predates keyed selection, format 1.2)"
+        );
+    }
     let _ = writeln!(
         s,
         "windows: {} scored{}; model {}{}",

@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use semtrace_core::bundle::Bundle;
+use semtrace_core::calibration::{stated_sides, NullCalibration, ALPHAS};
 use semtrace_core::decode::{Erasure, Verdict};
 use semtrace_core::detect::{check_model, fact_texts, finish, Decoding, EXHAUSTIVE};
 use semtrace_core::nli::{NliPair, NliScorer, TractNli};
@@ -273,6 +274,7 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
     // (safeguard, kind) → tally; rows keep every review's figures for --json.
     let mut tallies: BTreeMap<(usize, String), Tally> = BTreeMap::new();
     let mut rows = Vec::new();
+    let mut calibration: BTreeMap<String, NullCalibration> = BTreeMap::new();
     let (mut timed, mut secs_total) = (0usize, 0.0f64);
     for (n, case) in cases.iter().enumerate() {
         if !a.json {
@@ -319,6 +321,19 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
             );
             let t = tallies.entry((i, case.kind.clone())).or_default();
             t.add(&r);
+            if sg == Safeguard::NONE && case.label == 0 && a.secrets > 0 {
+                let decisions: Vec<Option<u8>> = r
+                    .positions
+                    .iter()
+                    .map(|p| p.decision.parse::<u8>().ok())
+                    .collect();
+                let stated = stated_sides(&case.bundle, &decisions)?;
+                calibration.entry(case.kind.clone()).or_default().add(
+                    &case.bundle,
+                    &stated,
+                    a.secrets,
+                )?;
+            }
             if sg == Safeguard::NONE {
                 t.fast_positions_agree += r
                     .positions
@@ -374,7 +389,8 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
             "{}",
             serde_json::json!({"model": engine.spec().name, "sha256": engine.sha256(),
                 "bundles_frozen_for_this_model": hash_matches, "decoder": EXHAUSTIVE,
-                "summary": summary, "rows": rows})
+                "summary": summary, "null_calibration": {"alphas": ALPHAS, "secrets": a.secrets,
+                    "kinds": calibration}, "rows": rows})
         );
         return Ok(exit::OK);
     }
@@ -430,6 +446,30 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
                 100.0 * t.fast_pairs as f64 / t.pairs.max(1) as f64
             );
         }
+    }
+    if !calibration.is_empty() {
+        println!(
+            "null calibration, {} simulated secrets per review (keyed selection; decisions decoded once):",
+            a.secrets
+        );
+        println!(
+            "{:<20} {:>7} {:>9} {:>7} {:>12} {:>12}",
+            "kind", "reviews", "draws", "alpha", "P(p <= a)", "P(exposed)"
+        );
+        for (kind, c) in &calibration {
+            for (i, alpha) in ALPHAS.iter().enumerate() {
+                println!(
+                    "{:<20} {:>7} {:>9} {:>7} {:>12.5} {:>12.5}",
+                    kind,
+                    c.reviews,
+                    c.draws,
+                    alpha,
+                    c.rate(c.p_at_most[i]),
+                    c.rate(c.exposed[i])
+                );
+            }
+        }
+        println!("(a valid p-value has P(p <= a) <= a; exposed also needs O >= o_min)");
     }
     if timed > 0 {
         println!(

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use semtrace_core::build::assign::{self, AssignParams};
-use semtrace_core::build::codeword::balanced_codeword;
+use semtrace_core::build::codeword::{balanced_codeword, selection_bits};
 use semtrace_core::build::facts::FactAttrs;
 use semtrace_core::build::priors::{mention_rate, TAU_MENTION};
 use semtrace_core::build::select::{mmr_select, utility};
@@ -412,19 +412,22 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     }
     lap("pair entailment", &mut timings);
 
-    // Codeword and joint assignment.
-    let codeword = balanced_codeword(k, &codeword_key, &doc.sha256)?;
+    // Pairing and slots blind to the selection, then the keyed selection and the codeword
+    // labels: the optimiser never sees which side is asked for, so the p-value is exact.
     let slots = default_slots(k);
     let params = AssignParams {
         seed,
         ..AssignParams::default()
     };
-    let result = assign::assign(&chosen, &entail, &codeword, &slots, &params)?;
+    let result = assign::assign(&chosen, &entail, &slots, &params)?;
+    let codeword = balanced_codeword(k, &codeword_key, &doc.sha256)?;
+    let selection = selection_bits(k, &codeword_key, &doc.sha256)?;
+    let oriented = assign::orient(&result.positions, &selection, &codeword)?;
     lap("assignment", &mut timings);
 
     let mut positions = Vec::new();
     let mut pos_entries = Vec::new();
-    for (j, ap) in result.positions.iter().enumerate() {
+    for (j, ap) in oriented.iter().enumerate() {
         let bit = codeword[j];
         let [f0, f1] = ap.facts;
         let to_fact = |i: usize| {
@@ -488,6 +491,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         decoding,
         model,
         carrier: None,
+        selection: Some(semtrace_core::bundle::SELECTION_KEYED.into()),
         provenance: Some(serde_json::json!({
             "builder": format!("semtrace {}", env!("CARGO_PKG_VERSION")),
             "mode": report.mode,
@@ -629,6 +633,10 @@ mod tests {
     }
 
     fn build_once(k: usize) -> Outcome {
+        build_with_key(k, b"key")
+    }
+
+    fn build_with_key(k: usize, key: &[u8]) -> Outcome {
         let d = doc();
         let (initial, _) = offline::extract(&d.units, 100);
         let mut embed = bag;
@@ -653,7 +661,7 @@ mod tests {
             refill: &mut refill,
             controls: None,
             generic_windows: Vec::new(),
-            codeword_key: b"key".to_vec(),
+            codeword_key: key.to_vec(),
             codeword_source: "test".into(),
             seed: 7,
             progress: &mut |_, _, _| {},
@@ -675,6 +683,37 @@ mod tests {
             panic!()
         };
         assert_eq!(bundle.to_json_pretty(), again.to_json_pretty());
+    }
+
+    #[test]
+    fn pairs_and_slots_do_not_depend_on_the_secret() {
+        // The optimiser must never see the selection: two secrets give the same pairs in the
+        // same slots, and the selected side differs exactly where the keyed bits differ.
+        let built = |key: &[u8]| match build_with_key(6, key) {
+            Outcome::Built { bundle, .. } => bundle,
+            Outcome::Failed { report } => panic!("{:?}", report.failure),
+        };
+        let (a, b) = (built(b"secret-a"), built(b"secret-b"));
+        assert!(a.p_value_exact() && b.p_value_exact());
+        let sel_a = selection_bits(6, b"secret-a", &a.document.sha256).unwrap();
+        let sel_b = selection_bits(6, b"secret-b", &a.document.sha256).unwrap();
+        assert_ne!(sel_a, sel_b, "the two keys should differ somewhere");
+        let selected =
+            |x: &Bundle, j: usize| x.positions[j].facts[usize::from(x.codeword[j])].id.clone();
+        let pair = |x: &Bundle, j: usize| {
+            let mut ids = x.positions[j].facts.clone().map(|f| f.id);
+            ids.sort();
+            ids
+        };
+        for j in 0..6 {
+            assert_eq!(a.positions[j].slot, b.positions[j].slot);
+            assert_eq!(pair(&a, j), pair(&b, j));
+            assert_eq!(
+                selected(&a, j) == selected(&b, j),
+                sel_a[j] == sel_b[j],
+                "position {j}"
+            );
+        }
     }
 
     #[test]

@@ -1,31 +1,33 @@
-//! Joint pairing, 0/1 orientation and slot assignment (paper, "Code-Aware Pairing,
-//! Orientation, and Slot Assignment" and appendix "Exact-12 Construction Details").
+//! Joint pairing and slot assignment, blind to which side of a pair is selected, then the
+//! keyed selection and labelling (paper, "Code-Aware Pairing, Orientation, and Slot
+//! Assignment" and appendix "Exact-12 Construction Details", with one change: the optimiser
+//! never sees the selection, so the p-value is exact; see [`super::codeword`]).
 //!
 //! The paper fixes the weights but leaves some definitions implicit; these are our frozen
-//! choices. Position j carries codeword bit c_j and holds an ordered pair (f⁰_j, f¹_j) and a
-//! slot; the *selected* fact is f^{c_j} (the one the carrier asks for), the other is
-//! *unselected*.
+//! choices. Position j holds an unordered pair {a, b} and a slot; after the search, the keyed
+//! selection bit s_j picks the side the carrier asks for (the *selected* fact) and the codeword
+//! bit c_j is its label ([`orient`]).
 //! - C_pair(f, g) = 3(|r_f − r_g| + |i_f − i_g| + |n_f − n_g|) + 2·C_co(f, g) + 2·R(f, g) +
 //!   0.2·1[cat_f ≠ cat_g], with C_co from [`super::priors::co_coverage`] at τ_mention and R
 //!   from [`super::select::redundancy`]: alternatives of one bit should be equally likely to
 //!   be mentioned spontaneously and should not travel together.
 //! - ρ(a → b) = max(0, E(a → b) − 0.52) / (1 − 0.52), E = NLI P(premise a ⊨ hypothesis b):
 //!   a selected fact that entails its unselected partner makes the detector see both.
-//! - A = Σ_j ρ(selected_j → unselected_j); P = Σ_j C_pair(f⁰_j, f¹_j);
-//!   H = Σ_j slot_cost(slot_j, selected_j) with
+//! - Either side may be selected, each with probability ½, so the terms are expectations over
+//!   the selection: A = Σ_j ½(ρ(a_j → b_j) + ρ(b_j → a_j)); P = Σ_j C_pair(a_j, b_j);
+//!   H = Σ_j ½(slot_cost(slot_j, a_j) + slot_cost(slot_j, b_j)) with
 //!   Summary: 0.5(1 − i) + 0.5·1[cat ∉ {problem, method, data, setup, result}];
 //!   Strength: max(0, −sentiment) + 0.5·1[cat ∉ {method, data, result, comparison}];
 //!   Weakness: max(0, sentiment) + 0.5·1[cat ∉ {setup, limitation, comparison, data}].
 //! - L = 8A + P + H.
 //!
 //! Search: pairs = exact min-cost perfect matching on C_pair ([`super::matching`]), in the
-//! matching's order (sorted by smaller fact index); each pair oriented to minimise its A term
-//! (tie: lower fact index on side 0); position j takes slot j. Then deterministic simulated
-//! annealing ([`AssignParams`], default 20,000 iterations, geometric cooling 2.0 → 0.01;
-//! moves chosen uniformly: swap two facts between two positions, flip one position's
-//! orientation, swap the slots of two positions; Metropolis acceptance) keeping the best
-//! state seen, then best-improvement descent over all such moves until none improves by more
-//! than 1e-12.
+//! matching's order; position j takes slot j. Then deterministic simulated annealing
+//! ([`AssignParams`], default 20,000 iterations, geometric cooling 2.0 → 0.01; moves chosen
+//! uniformly: swap two facts between two positions, swap the slots of two positions;
+//! Metropolis acceptance) keeping the best state seen, then best-improvement descent over all
+//! such moves until none improves by more than 1e-12. Every pair is returned with the lower
+//! fact index on side 0.
 
 use serde::{Deserialize, Serialize};
 
@@ -133,7 +135,7 @@ pub struct AnnealStats {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Assignment {
-    /// Final positions; position j carries codeword bit c_j.
+    /// Final positions, selection-blind: each pair with the lower fact index on side 0.
     pub positions: Vec<AssignedPosition>,
     pub objective: Objective,
     /// Objective of the matching initialisation.
@@ -142,35 +144,34 @@ pub struct Assignment {
 }
 
 /// Precomputed costs of one instance.
-struct Problem<'a> {
-    bits: &'a [u8],
+struct Problem {
     cpair: Vec<Vec<f64>>,
-    rho: Vec<Vec<f64>>,
+    /// Symmetric expected risk ½(ρ(a → b) + ρ(b → a)).
+    risk: Vec<Vec<f64>>,
     /// hcost[slot][fact].
     hcost: Vec<Vec<f64>>,
 }
 
-impl Problem<'_> {
-    /// (A, P, H) terms of position j holding `pair` in `slot`.
-    fn terms(&self, j: usize, pair: [usize; 2], slot: usize) -> (f64, f64, f64) {
-        let c = usize::from(self.bits[j]);
-        let (sel, uns) = (pair[c], pair[1 - c]);
+impl Problem {
+    /// (A, P, H) terms of a position holding `pair` in `slot`; symmetric in the pair.
+    fn terms(&self, pair: [usize; 2], slot: usize) -> (f64, f64, f64) {
+        let [a, b] = pair;
         (
-            self.rho[sel][uns],
-            self.cpair[pair[0]][pair[1]],
-            self.hcost[slot][sel],
+            self.risk[a][b],
+            self.cpair[a][b],
+            0.5 * (self.hcost[slot][a] + self.hcost[slot][b]),
         )
     }
 
-    fn cost(&self, j: usize, pair: [usize; 2], slot: usize) -> f64 {
-        let (a, p, h) = self.terms(j, pair, slot);
+    fn cost(&self, pair: [usize; 2], slot: usize) -> f64 {
+        let (a, p, h) = self.terms(pair, slot);
         LAMBDA_A * a + LAMBDA_P * p + LAMBDA_H * h
     }
 
     fn objective(&self, pos: &[AssignedPosition]) -> Objective {
         let (mut a, mut p, mut h) = (0.0, 0.0, 0.0);
-        for (j, x) in pos.iter().enumerate() {
-            let t = self.terms(j, x.facts, x.slot);
+        for x in pos {
+            let t = self.terms(x.facts, x.slot);
             a += t.0;
             p += t.1;
             h += t.2;
@@ -184,7 +185,7 @@ impl Problem<'_> {
     }
 
     fn pos_cost(&self, pos: &[AssignedPosition], j: usize) -> f64 {
-        self.cost(j, pos[j].facts, pos[j].slot)
+        self.cost(pos[j].facts, pos[j].slot)
     }
 }
 
@@ -193,7 +194,6 @@ impl Problem<'_> {
 enum Move {
     /// Swap fact `pos[j].facts[s]` with `pos[l].facts[t]`.
     SwapFacts(usize, usize, usize, usize),
-    Flip(usize),
     SwapSlots(usize, usize),
 }
 
@@ -205,7 +205,6 @@ impl Move {
                 pos[j].facts[s] = pos[l].facts[t];
                 pos[l].facts[t] = tmp;
             }
-            Move::Flip(j) => pos[j].facts.swap(0, 1),
             Move::SwapSlots(j, l) => {
                 let tmp = pos[j].slot;
                 pos[j].slot = pos[l].slot;
@@ -216,14 +215,8 @@ impl Move {
 
     /// Objective change of the move (applies and reverts it; only touched positions count).
     fn delta(self, prob: &Problem, pos: &mut [AssignedPosition]) -> f64 {
-        let touched = |m: Move| match m {
-            Move::SwapFacts(j, _, l, _) | Move::SwapSlots(j, l) => (j, Some(l)),
-            Move::Flip(j) => (j, None),
-        };
-        let (j, l) = touched(self);
-        let cost = |pos: &[AssignedPosition]| {
-            prob.pos_cost(pos, j) + l.map_or(0.0, |l| prob.pos_cost(pos, l))
-        };
+        let (Move::SwapFacts(j, _, l, _) | Move::SwapSlots(j, l)) = self;
+        let cost = |pos: &[AssignedPosition]| prob.pos_cost(pos, j) + prob.pos_cost(pos, l);
         let before = cost(pos);
         self.apply(pos);
         let after = cost(pos);
@@ -232,29 +225,20 @@ impl Move {
     }
 }
 
-/// Optimise pairing, orientation and slots for `facts` (2K), `codeword` (K bits) and `slots`
-/// (K). `entail[a][b]` = P(fact a entails fact b); the diagonal is ignored.
+/// Optimise pairing and slots for `facts` (2K) and `slots` (K), blind to the selection.
+/// `entail[a][b]` = P(fact a entails fact b); the diagonal is ignored. Each returned pair has
+/// the lower fact index on side 0; [`orient`] then applies the selection and the labels.
 pub fn assign(
     facts: &[FactAttrs],
     entail: &[Vec<f64>],
-    codeword: &[u8],
     slots: &[Slot],
     params: &AssignParams,
 ) -> Result<Assignment> {
-    let k = codeword.len();
+    let k = slots.len();
     let n = facts.len();
     if k == 0 || n != 2 * k {
         return Err(Error::bundle(format!(
-            "assignment needs 2K facts for a K-bit codeword (K = {k}, facts = {n})"
-        )));
-    }
-    if codeword.iter().any(|&b| b > 1) {
-        return Err(Error::bundle("codeword bits must be 0 or 1"));
-    }
-    if slots.len() != k {
-        return Err(Error::bundle(format!(
-            "assignment needs K = {k} slots, got {}",
-            slots.len()
+            "assignment needs 2K facts for K slots (K = {k}, facts = {n})"
         )));
     }
     if entail.len() != n || entail.iter().any(|row| row.len() != n) {
@@ -270,11 +254,10 @@ pub fn assign(
     if cpair.iter().flatten().any(|x| !x.is_finite()) {
         return Err(Error::bundle("fact attributes must be finite"));
     }
+    let rho = |a: usize, b: usize| implication_risk(entail[a][b]);
     let prob = Problem {
-        bits: codeword,
-        rho: entail
-            .iter()
-            .map(|row| row.iter().map(|&e| implication_risk(e)).collect())
+        risk: (0..n)
+            .map(|a| (0..n).map(|b| 0.5 * (rho(a, b) + rho(b, a))).collect())
             .collect(),
         hcost: slots
             .iter()
@@ -283,21 +266,13 @@ pub fn assign(
         cpair,
     };
 
-    // Initialisation: matching, A-minimising orientation, slots in order.
+    // Initialisation: matching, slots in order.
     let mut pos: Vec<AssignedPosition> = min_weight_perfect_matching(n, &prob.cpair)
         .into_iter()
         .enumerate()
-        .map(|(j, (a, b))| {
-            let c = usize::from(codeword[j]);
-            let straight = [a, b];
-            let flipped = [b, a];
-            let risk = |p: [usize; 2]| prob.rho[p[c]][p[1 - c]];
-            let facts = if risk(flipped) < risk(straight) {
-                flipped
-            } else {
-                straight
-            };
-            AssignedPosition { facts, slot: j }
+        .map(|(j, (a, b))| AssignedPosition {
+            facts: [a, b],
+            slot: j,
         })
         .collect();
     let initial = prob.objective(&pos);
@@ -320,7 +295,9 @@ pub fn assign(
     let denom = params.iterations.saturating_sub(1).max(1) as f64;
     for it in 0..params.iterations {
         let temp = params.t_start * ratio.powf(it as f64 / denom);
-        let kind = if k >= 2 { rng.below(3) } else { 1 };
+        if k < 2 {
+            break; // one position: nothing to move
+        }
         let two = |rng: &mut Xoshiro256| {
             let j = rng.below(k as u64) as usize;
             let mut l = rng.below(k as u64 - 1) as usize;
@@ -329,18 +306,14 @@ pub fn assign(
             }
             (j, l)
         };
-        let mv = match kind {
-            0 => {
-                let (j, l) = two(&mut rng);
-                let s = rng.below(2) as usize;
-                let t = rng.below(2) as usize;
-                Move::SwapFacts(j, s, l, t)
-            }
-            1 => Move::Flip(rng.below(k as u64) as usize),
-            _ => {
-                let (j, l) = two(&mut rng);
-                Move::SwapSlots(j, l)
-            }
+        let mv = if rng.below(2) == 0 {
+            let (j, l) = two(&mut rng);
+            let s = rng.below(2) as usize;
+            let t = rng.below(2) as usize;
+            Move::SwapFacts(j, s, l, t)
+        } else {
+            let (j, l) = two(&mut rng);
+            Move::SwapSlots(j, l)
         };
         let d = mv.delta(&prob, &mut pos);
         // Draw the uniform variate only for uphill moves: the stream stays a pure function
@@ -380,7 +353,6 @@ pub fn assign(
                 }
                 consider(Move::SwapSlots(j, l), &mut pos);
             }
-            consider(Move::Flip(j), &mut pos);
         }
         match best_move {
             Some((mv, _)) => {
@@ -389,6 +361,9 @@ pub fn assign(
             }
             None => break,
         }
+    }
+    for p in &mut pos {
+        p.facts.sort_unstable();
     }
     let objective = prob.objective(&pos);
     Ok(Assignment {
@@ -399,22 +374,22 @@ pub fn assign(
     })
 }
 
-/// Objective of an arbitrary layout (for reports and checks), same definitions as [`assign`].
-/// Panics if indices are out of range.
+/// Objective of an arbitrary layout (for reports and checks), same definitions as [`assign`];
+/// the order within each pair does not matter. Panics if indices are out of range.
 pub fn evaluate(
     facts: &[FactAttrs],
     entail: &[Vec<f64>],
-    codeword: &[u8],
     slots: &[Slot],
     positions: &[AssignedPosition],
 ) -> Objective {
     let (mut a, mut p, mut h) = (0.0, 0.0, 0.0);
-    for (j, x) in positions.iter().enumerate() {
-        let c = usize::from(codeword[j]);
-        let (sel, uns) = (x.facts[c], x.facts[1 - c]);
-        a += implication_risk(entail[sel][uns]);
-        p += pair_cost(&facts[x.facts[0]], &facts[x.facts[1]]);
-        h += slot_cost(slots[x.slot].section, &facts[sel]);
+    for x in positions {
+        let [f, g] = x.facts;
+        a += 0.5 * (implication_risk(entail[f][g]) + implication_risk(entail[g][f]));
+        p += pair_cost(&facts[f], &facts[g]);
+        h += 0.5
+            * (slot_cost(slots[x.slot].section, &facts[f])
+                + slot_cost(slots[x.slot].section, &facts[g]));
     }
     Objective {
         total: LAMBDA_A * a + LAMBDA_P * p + LAMBDA_H * h,
@@ -422,6 +397,40 @@ pub fn evaluate(
         p,
         h,
     }
+}
+
+/// Apply the keyed selection and the codeword labels to a selection-blind layout: position j
+/// asks for `positions[j].facts[selection[j]]`, and that fact is stored as `facts[codeword[j]]`
+/// (the label is only a name; see [`super::codeword`]).
+pub fn orient(
+    positions: &[AssignedPosition],
+    selection: &[u8],
+    codeword: &[u8],
+) -> Result<Vec<AssignedPosition>> {
+    let k = positions.len();
+    if selection.len() != k || codeword.len() != k {
+        return Err(Error::bundle(format!(
+            "orientation needs K = {k} selection bits and codeword bits (got {} and {})",
+            selection.len(),
+            codeword.len()
+        )));
+    }
+    if selection.iter().chain(codeword).any(|&b| b > 1) {
+        return Err(Error::bundle("selection and codeword bits must be 0 or 1"));
+    }
+    Ok(positions
+        .iter()
+        .zip(selection.iter().zip(codeword))
+        .map(|(p, (&s, &c))| {
+            let (sel, other) = (p.facts[usize::from(s)], p.facts[1 - usize::from(s)]);
+            let mut facts = [other, other];
+            facts[usize::from(c)] = sel;
+            AssignedPosition {
+                facts,
+                slot: p.slot,
+            }
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -433,7 +442,6 @@ mod tests {
     struct Instance {
         facts: Vec<FactAttrs>,
         entail: Vec<Vec<f64>>,
-        codeword: Vec<u8>,
         slots: Vec<Slot>,
     }
 
@@ -483,7 +491,6 @@ mod tests {
                     .collect()
             })
             .collect();
-        let codeword = (0..k).map(|_| rng.below(2) as u8).collect();
         let sections = [Section::Summary, Section::Strength, Section::Weakness];
         let slots = (0..k)
             .map(|s| Slot {
@@ -496,7 +503,6 @@ mod tests {
         Instance {
             facts,
             entail,
-            codeword,
             slots,
         }
     }
@@ -535,47 +541,24 @@ mod tests {
         out
     }
 
-    /// Minimum of the objective over all pairings × pair-to-position maps × orientations ×
-    /// slot permutations, computed from the public definitions only.
+    /// Minimum of the objective over all pairings × pair-to-slot maps, computed from the
+    /// public definitions only ([`evaluate`] on one-position layouts: positions are
+    /// independent terms, and the order inside a pair does not matter).
     fn brute_force(inst: &Instance) -> f64 {
-        let k = inst.codeword.len();
-        let n = 2 * k;
-        // table[a][b][j][s]: objective of position j holding (a, b) in slot s, via `evaluate`
-        // on a one-position layout (positions are independent terms of the objective).
-        let mut table = vec![vec![vec![vec![0.0; k]; k]; n]; n];
-        for (a, row) in table.iter_mut().enumerate() {
-            for (b, per_pos) in row.iter_mut().enumerate() {
-                if a == b {
-                    continue;
-                }
-                for (j, per_slot) in per_pos.iter_mut().enumerate() {
-                    for (s, v) in per_slot.iter_mut().enumerate() {
-                        let pos = [AssignedPosition {
-                            facts: [a, b],
-                            slot: s,
-                        }];
-                        let bit = [inst.codeword[j]];
-                        *v = evaluate(&inst.facts, &inst.entail, &bit, &inst.slots, &pos).total;
-                    }
-                }
-            }
-        }
+        let k = inst.slots.len();
         let perms = permutations(k);
+        let one = |a: usize, b: usize, s: usize| {
+            let pos = [AssignedPosition {
+                facts: [a, b],
+                slot: s,
+            }];
+            evaluate(&inst.facts, &inst.entail, &inst.slots, &pos).total
+        };
         let mut best = f64::INFINITY;
-        for m in matchings(&(0..n).collect::<Vec<_>>()) {
-            for order in &perms {
-                for orient in 0..(1u32 << k) {
-                    for slot_perm in &perms {
-                        let total: f64 = (0..k)
-                            .map(|j| {
-                                let (a, b) = m[order[j]];
-                                let (x, y) = if orient >> j & 1 == 1 { (b, a) } else { (a, b) };
-                                table[x][y][j][slot_perm[j]]
-                            })
-                            .sum();
-                        best = best.min(total);
-                    }
-                }
+        for m in matchings(&(0..2 * k).collect::<Vec<_>>()) {
+            for slot_perm in &perms {
+                let total: f64 = (0..k).map(|j| one(m[j].0, m[j].1, slot_perm[j])).sum();
+                best = best.min(total);
             }
         }
         best
@@ -586,39 +569,27 @@ mod tests {
             seed,
             ..AssignParams::default()
         };
-        assign(
-            &inst.facts,
-            &inst.entail,
-            &inst.codeword,
-            &inst.slots,
-            &params,
-        )
-        .unwrap()
+        assign(&inst.facts, &inst.entail, &inst.slots, &params).unwrap()
     }
 
     fn check_valid(inst: &Instance, a: &Assignment) {
-        let k = inst.codeword.len();
+        let k = inst.slots.len();
         assert_eq!(a.positions.len(), k);
+        assert!(a.positions.iter().all(|p| p.facts[0] < p.facts[1]));
         let mut facts: Vec<usize> = a.positions.iter().flat_map(|p| p.facts).collect();
         facts.sort_unstable();
         assert_eq!(facts, (0..2 * k).collect::<Vec<_>>());
         let mut slots: Vec<usize> = a.positions.iter().map(|p| p.slot).collect();
         slots.sort_unstable();
         assert_eq!(slots, (0..k).collect::<Vec<_>>());
-        let o = evaluate(
-            &inst.facts,
-            &inst.entail,
-            &inst.codeword,
-            &inst.slots,
-            &a.positions,
-        );
+        let o = evaluate(&inst.facts, &inst.entail, &inst.slots, &a.positions);
         assert!((o.total - a.objective.total).abs() < 1e-9);
         assert!(a.objective.total <= a.initial.total + 1e-12);
     }
 
     #[test]
     fn reaches_brute_force_optimum_on_small_instances() {
-        for k in [2, 3, 4] {
+        for k in [1, 2, 3, 4] {
             let cases = if k == 4 { 20 } else { 40 };
             for case in 0..cases {
                 let inst = random_instance(k, 1000 * k as u64 + case);
@@ -668,33 +639,58 @@ mod tests {
     }
 
     #[test]
-    fn one_way_entailment_is_oriented_away() {
-        // Facts 0 and 1 are the cheapest pair; fact 0 entails fact 1 but not conversely, so
-        // the selected side must be fact 1 whatever the bit.
+    fn one_way_entailment_is_split_too() {
+        // 0 and 1 are the cheapest pair and 0 entails 1 but not conversely. The orientation
+        // is no longer chosen, so with probability ½ the entailing side would be selected:
+        // expected risk 8·½·ρ ≈ 3.9 outweighs the pair-cost gap (2.2), and the optimum splits them.
         let mut facts = vec![
             plain("x0", "method"),
             plain("x1", "method"),
             plain("y0", "result"),
             plain("y1", "result"),
         ];
-        facts[2].r = 0.9;
-        facts[3].r = 0.9;
+        facts[2].r = 0.6;
+        facts[3].r = 0.6;
         let mut entail = vec![vec![0.0; 4]; 4];
         entail[0][1] = 0.99;
-        let slots = default_slots(2);
-        for codeword in [vec![0u8, 1], vec![1, 0], vec![1, 1], vec![0, 0]] {
-            let a = assign(&facts, &entail, &codeword, &slots, &AssignParams::default()).unwrap();
-            assert_eq!(a.objective.a, 0.0);
-            let (j, p) = a
-                .positions
-                .iter()
-                .enumerate()
-                .find(|(_, p)| p.facts.contains(&0))
-                .unwrap();
-            if p.facts.contains(&1) {
-                assert_eq!(p.facts[usize::from(codeword[j])], 1);
+        let a = assign(&facts, &entail, &default_slots(2), &AssignParams::default()).unwrap();
+        assert!((a.initial.a - 0.5 * implication_risk(0.99)).abs() < 1e-12);
+        assert_eq!(a.objective.a, 0.0);
+        assert!(a
+            .positions
+            .iter()
+            .all(|p| !(p.facts.contains(&0) && p.facts.contains(&1))));
+    }
+
+    #[test]
+    fn orient_selects_by_bit_and_labels_by_codeword() {
+        let layout = vec![
+            AssignedPosition {
+                facts: [0, 3],
+                slot: 1,
+            },
+            AssignedPosition {
+                facts: [1, 2],
+                slot: 0,
+            },
+        ];
+        for s in 0..4u8 {
+            for c in 0..4u8 {
+                let sel = [s & 1, s >> 1];
+                let code = [c & 1, c >> 1];
+                let o = orient(&layout, &sel, &code).unwrap();
+                for j in 0..2 {
+                    let selected = layout[j].facts[usize::from(sel[j])];
+                    assert_eq!(o[j].facts[usize::from(code[j])], selected);
+                    let mut both = o[j].facts;
+                    both.sort_unstable();
+                    assert_eq!(both, layout[j].facts);
+                    assert_eq!(o[j].slot, layout[j].slot);
+                }
             }
         }
+        assert!(orient(&layout, &[0], &[0, 1]).is_err());
+        assert!(orient(&layout, &[0, 2], &[0, 1]).is_err());
     }
 
     #[test]
@@ -712,14 +708,7 @@ mod tests {
         let mut entail = vec![vec![0.0; 4]; 4];
         entail[0][1] = 0.99;
         entail[1][0] = 0.99;
-        let a = assign(
-            &facts,
-            &entail,
-            &[0, 1],
-            &default_slots(2),
-            &AssignParams::default(),
-        )
-        .unwrap();
+        let a = assign(&facts, &entail, &default_slots(2), &AssignParams::default()).unwrap();
         assert!(a.initial.a > 0.9, "matching alone pairs the twins");
         assert_eq!(a.objective.a, 0.0);
         assert!(a
@@ -744,31 +733,13 @@ mod tests {
     fn rejects_malformed_input() {
         let inst = random_instance(2, 1);
         let p = AssignParams::default();
-        assert!(assign(
-            &inst.facts[..3],
-            &inst.entail,
-            &inst.codeword,
-            &inst.slots,
-            &p
-        )
-        .is_err());
-        assert!(assign(&inst.facts, &inst.entail, &[0, 2], &inst.slots, &p).is_err());
-        assert!(assign(
-            &inst.facts,
-            &inst.entail,
-            &inst.codeword,
-            &inst.slots[..1],
-            &p
-        )
-        .is_err());
-        assert!(assign(
-            &inst.facts,
-            &inst.entail[..3],
-            &inst.codeword,
-            &inst.slots,
-            &p
-        )
-        .is_err());
+        assert!(assign(&inst.facts[..3], &inst.entail, &inst.slots, &p).is_err());
+        assert!(assign(&inst.facts, &inst.entail, &inst.slots[..1], &p).is_err());
+        assert!(assign(&inst.facts, &inst.entail[..3], &inst.slots, &p).is_err());
+        let mut nan = inst.entail.clone();
+        nan[0][1] = f64::NAN;
+        assert!(assign(&inst.facts, &nan, &inst.slots, &p).is_err());
+        assert!(assign(&[], &[], &[], &p).is_err());
     }
 
     #[test]

@@ -5,6 +5,13 @@
 //! Fisher–Yates-shuffles K/2 zeros followed by K/2 ones. A keyed hash means copies cannot be
 //! predicted without the venue's secret, yet the venue can regenerate any copy's code; the
 //! shuffle of a fixed multiset makes every codeword exactly balanced.
+//!
+//! The codeword only *names* the two sides of each position. Which side the carrier asks for
+//! (the *selection*) is a separate keyed draw, [`selection_bits`]: one independent fair bit per
+//! position, made after pairing and slots are fixed (see [`super::assign`]). The builder then
+//! labels the selected side with c_j. So under H0 (a review written without the protected copy)
+//! each observed position matches with probability exactly ½, whatever the facts are, and the
+//! binomial p-value is exact.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -22,14 +29,10 @@ pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
     mac.finalize().into_bytes().into()
 }
 
-/// Balanced 0/1 codeword of length `k` (even, ≥ 2) for the document with SHA-256 hex digest
-/// `doc_sha256` (64 hex digits, any case) under `key` (non-empty).
-pub fn balanced_codeword(k: usize, key: &[u8], doc_sha256: &str) -> Result<Vec<u8>> {
-    if k < 2 || k % 2 != 0 {
-        return Err(Error::bundle(format!(
-            "codeword length must be even and at least 2, got {k}"
-        )));
-    }
+/// Domain-separation prefix of the selection draw.
+pub const SELECTION_DOMAIN: &[u8] = b"semtrace-selection-v1\0";
+
+fn check_key_and_doc(key: &[u8], doc_sha256: &str) -> Result<()> {
     if key.is_empty() {
         return Err(Error::bundle("codeword key must not be empty"));
     }
@@ -38,6 +41,43 @@ pub fn balanced_codeword(k: usize, key: &[u8], doc_sha256: &str) -> Result<Vec<u
             "document SHA-256 must be 64 hexadecimal digits",
         ));
     }
+    Ok(())
+}
+
+/// `k` independent fair selection bits for the document: bit j is bit (j mod 256) of
+/// HMAC-SHA256(key, [`SELECTION_DOMAIN`] ‖ lowercase hex SHA-256 ‖ u32-BE(j / 256)), least
+/// significant bit of each byte first. Bit j = 1 means the carrier asks for the pair's side 1
+/// in the selection-blind order of [`super::assign::assign`] (lower fact index on side 0).
+pub fn selection_bits(k: usize, key: &[u8], doc_sha256: &str) -> Result<Vec<u8>> {
+    check_key_and_doc(key, doc_sha256)?;
+    let mut out = Vec::with_capacity(k);
+    let mut block = 0u32;
+    while out.len() < k {
+        let mut message = SELECTION_DOMAIN.to_vec();
+        message.extend_from_slice(doc_sha256.to_ascii_lowercase().as_bytes());
+        message.extend_from_slice(&block.to_be_bytes());
+        let mac = hmac_sha256(key, &message);
+        for byte in mac {
+            for bit in 0..8 {
+                if out.len() < k {
+                    out.push((byte >> bit) & 1);
+                }
+            }
+        }
+        block += 1;
+    }
+    Ok(out)
+}
+
+/// Balanced 0/1 codeword of length `k` (even, ≥ 2) for the document with SHA-256 hex digest
+/// `doc_sha256` (64 hex digits, any case) under `key` (non-empty).
+pub fn balanced_codeword(k: usize, key: &[u8], doc_sha256: &str) -> Result<Vec<u8>> {
+    if k < 2 || k % 2 != 0 {
+        return Err(Error::bundle(format!(
+            "codeword length must be even and at least 2, got {k}"
+        )));
+    }
+    check_key_and_doc(key, doc_sha256)?;
     let mut message = CODEWORD_DOMAIN.to_vec();
     message.extend_from_slice(doc_sha256.to_ascii_lowercase().as_bytes());
     let mut rng = Xoshiro256::from_seed_bytes(hmac_sha256(key, &message));
@@ -93,6 +133,38 @@ mod tests {
         assert!(balanced_codeword(7, b"k", DOC).is_err());
         assert!(balanced_codeword(12, b"", DOC).is_err());
         assert!(balanced_codeword(12, b"k", "abc").is_err());
+    }
+
+    #[test]
+    fn selection_is_keyed_deterministic_and_fair() {
+        let s = selection_bits(300, b"venue-secret", DOC).unwrap();
+        assert_eq!(s.len(), 300);
+        assert!(s.iter().all(|&b| b <= 1));
+        assert_eq!(s, selection_bits(300, b"venue-secret", DOC).unwrap());
+        // A prefix is the same draw (K does not reshuffle the first positions).
+        assert_eq!(
+            s[..12],
+            selection_bits(12, b"venue-secret", DOC).unwrap()[..]
+        );
+        assert_ne!(s, selection_bits(300, b"venue-secret2", DOC).unwrap());
+        // Independent of the codeword draw: over 2,000 keys, bit 0 of the selection agrees
+        // with bit 0 of the codeword about half the time, and each selection bit is fair.
+        let (mut ones, mut agree, n) = (vec![0usize; 24], 0usize, 2000usize);
+        for key in 0..n {
+            let key = format!("key-{key}");
+            let s = selection_bits(24, key.as_bytes(), DOC).unwrap();
+            let c = balanced_codeword(24, key.as_bytes(), DOC).unwrap();
+            agree += usize::from(s[0] == c[0]);
+            for (o, b) in ones.iter_mut().zip(&s) {
+                *o += usize::from(*b);
+            }
+        }
+        // 5 standard deviations of Bin(2000, 1/2) is ±112.
+        for o in ones.iter().chain([&agree]) {
+            assert!((888..=1112).contains(o), "{o} of {n}");
+        }
+        assert!(selection_bits(12, b"", DOC).is_err());
+        assert!(selection_bits(12, b"k", "abc").is_err());
     }
 
     #[test]
