@@ -305,6 +305,8 @@ function renderReport(r, bytes, ms) {
     ["Mismatched", r.mismatched],
     ["p-value", r.p_value_exact ? `${fmtP(r.p_value)} (exact)` : `${fmtP(r.p_value)} (assumes a fair coin: bundle older than 1.2)`],
     ["α", r.alpha],
+    ["Exposed needs", r.matches_needed != null ? `M ≥ ${r.matches_needed} of O = ${r.observed}` : `more than O = ${r.observed} observed`],
+    ["Smallest p (all K match)", fmtP(r.min_p_value)],
     ["Positions K", r.k],
     ["Windows", r.windows_total > r.windows.length ? `${r.windows.length} of ${r.windows_total}` : r.windows.length],
     ["Pairs scored", r.pairs_scored],

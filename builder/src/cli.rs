@@ -625,7 +625,10 @@ pub struct BuildArgs {
     /// Output directory for bundle.json, report.json and report.md (created if missing).
     #[arg(long, short = 'o')]
     pub out: PathBuf,
-    /// Number of binary positions K (even); 2K facts are selected.
+    /// Number of binary positions K (even, 2–48); 2K facts are selected. 12 is the paper's
+    /// Exact-12; 16, 20 or 24 buy a smaller attainable p-value (2^-K) with a longer carrier
+    /// (Summary up to 6 sentences, two-fact Strength/Weakness items); K = 6 or less can never
+    /// reach alpha = 0.01. The build report states what a verdict needs.
     #[arg(long, default_value_t = 12)]
     pub k: usize,
     /// Venue secret: the codeword is derived from HMAC-SHA256(secret, document SHA-256), so a rebuild

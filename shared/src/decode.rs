@@ -118,6 +118,13 @@ pub fn binomial_upper_tail(n: usize, m: usize) -> f64 {
     total.min(1.0)
 }
 
+/// The fewest matches out of `observed` whose p-value is ≤ `alpha` (None: not even all of
+/// them). With `observed` = K this is what an `exposed` verdict needs at best; the smallest
+/// attainable p-value of a bundle is `binomial_upper_tail(K, K)` = 2^−K.
+pub fn matches_needed(observed: usize, alpha: f64) -> Option<usize> {
+    (0..=observed).find(|&m| binomial_upper_tail(observed, m) <= alpha)
+}
+
 fn ln_choose(n: usize, k: usize) -> f64 {
     let k = k.min(n - k);
     (0..k)
@@ -251,6 +258,13 @@ mod tests {
         let s = score(&bad, &cw, &p);
         assert_eq!((s.score, s.matched), (-12, 0));
         assert_eq!(s.p_value, 1.0);
+        // K = 12 at α = 0.01: 8/8, 10/11 or 11/12 (README); K = 24: 19/24; 6/6 never.
+        assert_eq!(matches_needed(8, 0.01), Some(8));
+        assert_eq!(matches_needed(11, 0.01), Some(10));
+        assert_eq!(matches_needed(12, 0.01), Some(11));
+        assert_eq!(matches_needed(24, 0.01), Some(19));
+        assert_eq!(matches_needed(6, 0.01), None);
+        assert_eq!(matches_needed(0, 0.01), None);
         assert_eq!(verdict(&s, 0.01), Verdict::NotExposed);
     }
 

@@ -577,6 +577,8 @@ pub fn finish(
         eligible: s.eligible,
         p_value: s.p_value,
         p_value_exact: bundle.p_value_exact(),
+        min_p_value: crate::decode::binomial_upper_tail(bundle.k, bundle.k),
+        matches_needed: crate::decode::matches_needed(s.observed, params.alpha),
         alpha: params.alpha,
         k: bundle.k,
         positions,

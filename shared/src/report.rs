@@ -25,6 +25,13 @@ pub struct Report {
     /// so `p_value`, exact; false for older bundles, whose p-value rests on that assumption.
     #[serde(default)]
     pub p_value_exact: bool,
+    /// The smallest p-value this bundle can give: all K positions observed and matching, 2^−K.
+    #[serde(default)]
+    pub min_p_value: f64,
+    /// Matches out of this review's O that `exposed` needs at `alpha` (None: even O of O would
+    /// not reach it).
+    #[serde(default)]
+    pub matches_needed: Option<usize>,
     /// The α the verdict used.
     pub alpha: f64,
     pub k: usize,

@@ -182,6 +182,17 @@ pub fn render(r: &Report, bundle: &Bundle) -> String {
         if r.p_value >= 1e-3 { format!("{:.4}", r.p_value) } else { format!("{:.2e}", r.p_value) },
         r.alpha
     );
+    let _ = writeln!(
+        s,
+        "         exposed needs {} at alpha {}; smallest attainable p for this bundle: {:.2e} (all {} matching)",
+        match r.matches_needed {
+            Some(m) => format!("M >= {m} of O = {}", r.observed),
+            None => format!("more than O = {} observed positions", r.observed),
+        },
+        r.alpha,
+        r.min_p_value,
+        r.k
+    );
     if !r.p_value_exact {
         // Older bundles let the optimiser pick the selected side; say what p then rests on.
         let _ = writeln!(

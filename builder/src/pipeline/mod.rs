@@ -232,6 +232,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         codeword: Vec::new(),
         codeword_source: codeword_source.clone(),
         assignment: None,
+        evidence: None,
         candidates: Vec::new(),
         timings: Vec::new(),
     };
@@ -477,6 +478,8 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     report.codeword = codeword.clone();
     let mut decoding = DecodingParams::exact12();
     decoding.o_min = (2 * k).div_ceil(3);
+    decoding.ineligible_score = -(k as i64) - 1;
+    report.evidence = Some(report::Evidence::new(k, decoding.o_min, decoding.alpha));
     let bundle = Bundle {
         format: BUNDLE_FORMAT.into(),
         format_version: BUNDLE_VERSION.into(),
@@ -679,6 +682,11 @@ mod tests {
         assert_eq!(bundle.positions.len(), 6);
         assert_eq!(report.selection.len(), 12);
         assert_eq!(report.priors.as_ref().unwrap().source, "none");
+        // K = 6 can never reach alpha = 0.01 (2^-6 = 0.0156), and the report says so.
+        let e = report.evidence.as_ref().unwrap();
+        assert_eq!((e.needed_all_observed, e.needed_at_o_min), (None, None));
+        assert!((e.min_p_value - 1.0 / 64.0).abs() < 1e-15);
+        assert_eq!(bundle.decoding.ineligible_score, -7);
         let Outcome::Built { bundle: again, .. } = build_once(6) else {
             panic!()
         };

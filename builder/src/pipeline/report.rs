@@ -100,6 +100,32 @@ pub struct AssignmentInfo {
     pub positions: Vec<PositionEntry>,
 }
 
+/// The trade-off K buys: a longer carrier for a smaller attainable p-value.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evidence {
+    pub alpha: f64,
+    /// 2^−K: all K positions observed and matching.
+    pub min_p_value: f64,
+    pub o_min: usize,
+    /// Matches an `exposed` verdict needs at `alpha` with all K observed, and with O = o_min
+    /// (None: not attainable there).
+    pub needed_all_observed: Option<usize>,
+    pub needed_at_o_min: Option<usize>,
+}
+
+impl Evidence {
+    pub fn new(k: usize, o_min: usize, alpha: f64) -> Evidence {
+        use semtrace_core::decode::{binomial_upper_tail, matches_needed};
+        Evidence {
+            alpha,
+            min_p_value: binomial_upper_tail(k, k),
+            o_min,
+            needed_all_observed: matches_needed(k, alpha),
+            needed_at_o_min: matches_needed(o_min, alpha),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Timing {
     pub stage: String,
@@ -139,6 +165,9 @@ pub struct BuildReport {
     pub codeword: Vec<u8>,
     pub codeword_source: String,
     pub assignment: Option<AssignmentInfo>,
+    /// How strong a verdict this bundle can give (absent when the build failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
     pub candidates: Vec<CandidateEntry>,
     /// Seconds per stage (not in the bundle, so bundles stay byte-for-byte reproducible).
     pub timings: Vec<Timing>,
@@ -196,6 +225,21 @@ pub fn markdown(r: &BuildReport) -> String {
         r.codeword.iter().map(u8::to_string).collect::<String>(),
         r.codeword_source
     );
+    if let Some(e) = &r.evidence {
+        let need = |m: Option<usize>, o: usize| match m {
+            Some(m) => format!("{m} of {o}"),
+            None => format!("not attainable with {o}"),
+        };
+        let _ = writeln!(
+            s,
+            "- evidence: smallest attainable p-value {:.2e} (2^-{}); at alpha {} `exposed` needs {} observed, {} at the eligibility bound",
+            e.min_p_value,
+            r.k,
+            e.alpha,
+            need(e.needed_all_observed, r.k),
+            need(e.needed_at_o_min, e.o_min)
+        );
+    }
     if let Some(p) = &r.priors {
         let _ = writeln!(s, "- priors: {} — {}", p.source, p.note);
     }

@@ -3,9 +3,12 @@
 //!
 //! K = 12 gives the paper's layout: 4 Summary sentences; Strength 1 with two facts, Strengths
 //! 2–3 with one each; Weakness 1 with two facts, Weaknesses 2–3 with one each. Other even K
-//! generalise it: summary = ⌊K/3⌋ facts, the rest split into strengths = ⌈rest/2⌉ and
-//! weaknesses = ⌊rest/2⌋; inside Strengths (and Weaknesses) item 1 carries two facts when the
-//! section holds ≥ 3 facts, every other item one. Slots are listed Summary, Strength, Weakness.
+//! generalise it: summary = min(⌊K/3⌋, 6) sentences, the rest split into strengths = ⌈rest/2⌉
+//! and weaknesses = ⌊rest/2⌋ facts. A section of n ≤ 4 facts has item 1 with two facts when
+//! n ≥ 3 and one fact per other item (so K ≤ 12 keeps the paper's shape); a larger section
+//! has ⌈n/2⌉ items, the first n − ⌈n/2⌉ of them with two facts, so K = 24 asks for 6 Summary
+//! sentences and 5 Strength and 5 Weakness items instead of 8 of each. Slots are listed
+//! Summary, Strength, Weakness.
 
 use serde::{Deserialize, Serialize};
 
@@ -28,9 +31,12 @@ pub struct Slot {
     pub label: String,
 }
 
+/// A longer Summary reads oddly; larger K goes into two-fact items instead.
+pub const MAX_SUMMARY_SENTENCES: usize = 6;
+
 /// The default layout for K positions (see the module docs).
 pub fn default_slots(k: usize) -> Vec<Slot> {
-    let summary = k / 3;
+    let summary = (k / 3).min(MAX_SUMMARY_SENTENCES);
     let rest = k - summary;
     let strengths = rest.div_ceil(2);
     let weaknesses = rest / 2;
@@ -47,20 +53,25 @@ pub fn default_slots(k: usize) -> Vec<Slot> {
         (Section::Strength, strengths, "strength", "Strength"),
         (Section::Weakness, weaknesses, "weakness", "Weakness"),
     ] {
-        if n >= 3 {
-            for (sub, which) in [("a", "first"), ("b", "second")] {
-                out.push(Slot {
-                    id: format!("{key}-1{sub}"),
-                    section,
-                    item: 1,
-                    label: format!("{word} 1 ({which} fact)"),
-                });
-            }
-            for item in 2..n {
-                out.push(single(section, key, word, item));
-            }
+        // Items with two facts first, then single items.
+        let (items, doubles) = if n > 4 {
+            (n.div_ceil(2), n - n.div_ceil(2))
+        } else if n >= 3 {
+            (n - 1, 1)
         } else {
-            for item in 1..=n {
+            (n, 0)
+        };
+        for item in 1..=items {
+            if item <= doubles {
+                for (sub, which) in [("a", "first"), ("b", "second")] {
+                    out.push(Slot {
+                        id: format!("{key}-{item}{sub}"),
+                        section,
+                        item: item as u32,
+                        label: format!("{word} {item} ({which} fact)"),
+                    });
+                }
+            } else {
                 out.push(single(section, key, word, item));
             }
         }
@@ -117,6 +128,34 @@ mod tests {
             ids.dedup();
             assert_eq!(ids.len(), k, "ids unique for k={k}");
         }
+        // Larger K: Summary capped at 6 sentences, two-fact items, at most 5 items a section.
+        for (k, sum, str_items, weak_items) in
+            [(16, 5, 3, 3), (20, 6, 4, 4), (24, 6, 5, 5), (40, 6, 9, 9)]
+        {
+            let s = default_slots(k);
+            let items = |sec: Section| {
+                let mut v: Vec<u32> = s
+                    .iter()
+                    .filter(|x| x.section == sec)
+                    .map(|x| x.item)
+                    .collect();
+                v.dedup();
+                v.len()
+            };
+            assert_eq!(
+                (
+                    items(Section::Summary),
+                    items(Section::Strength),
+                    items(Section::Weakness)
+                ),
+                (sum, str_items, weak_items),
+                "k={k}"
+            );
+        }
+        let ids: Vec<String> = default_slots(24).into_iter().map(|s| s.id).collect();
+        assert_eq!(ids[6..15].join(" "), "strength-1a strength-1b strength-2a strength-2b strength-3a strength-3b strength-4a strength-4b strength-5");
+        let ids: Vec<String> = default_slots(8).into_iter().map(|s| s.id).collect();
+        assert_eq!(ids.join(" "), "summary-1 summary-2 strength-1a strength-1b strength-2 weakness-1a weakness-1b weakness-2");
         let ids: Vec<String> = default_slots(2).into_iter().map(|s| s.id).collect();
         assert_eq!(ids, ["strength-1", "weakness-1"]);
         let ids: Vec<String> = default_slots(6).into_iter().map(|s| s.id).collect();
