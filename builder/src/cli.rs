@@ -27,6 +27,11 @@ pub enum Command {
     /// Check reviews against a signature bundle: per review a verdict, the score S, observed (O)
     /// and matched (M) positions, a p-value and a per-position table.
     Detect(DetectArgs),
+    /// Merge the shards of a venue batch (`detect --manifest … --shard I/N`) and correct over
+    /// the whole venue: venue.jsonl (Holm-adjusted p-values, Benjamini–Hochberg q-values,
+    /// flags), summary.md and p-values.svg in --out. Refuses shards of different manifests, a
+    /// review twice, or a missing one.
+    Merge(MergeArgs),
     /// Manage NLI models: fetch the paper's DeBERTa-v3 models, import a local one, list them.
     Model {
         #[command(subcommand)]
@@ -364,11 +369,32 @@ pub struct EvalArgs {
 #[derive(Args, Debug)]
 pub struct DetectArgs {
     /// Signature bundle (JSON) of the protected copy.
-    #[arg(long, short = 'b')]
-    pub bundle: PathBuf,
+    #[arg(long, short = 'b', required_unless_present = "manifest")]
+    pub bundle: Option<PathBuf>,
     /// Reviews: files, directories (their .txt and .md files) or "-" for standard input.
-    #[arg(required = true)]
+    #[arg(required_unless_present = "manifest", conflicts_with = "manifest")]
     pub reviews: Vec<PathBuf>,
+    /// Venue batch: a JSON Lines manifest, one review per line: {"review": FILE, "bundle": FILE}
+    /// (paths relative to the manifest; optional "recipient"). Every review is decoded once;
+    /// OUT gets results.jsonl (appended as reviews finish, so a killed run resumes), then
+    /// venue.jsonl with exact p-values, Holm-adjusted p-values and Benjamini–Hochberg q-values,
+    /// summary.md and p-values.svg. Exit 1 when a review is flagged at --fwer.
+    #[arg(long, conflicts_with_all = ["bundle", "json", "alpha"], requires = "out")]
+    pub manifest: Option<PathBuf>,
+    /// With --manifest: the output directory.
+    #[arg(long, requires = "manifest")]
+    pub out: Option<PathBuf>,
+    /// With --manifest: family-wise error rate (Holm) at which reviews are flagged.
+    #[arg(long, default_value_t = 0.01, value_parser = probability_f64, requires = "manifest")]
+    pub fwer: f64,
+    /// With --manifest: false discovery rate (Benjamini–Hochberg) at which reviews are flagged.
+    #[arg(long, default_value_t = 0.05, value_parser = probability_f64, requires = "manifest")]
+    pub fdr: f64,
+    /// With --manifest: decode only shard I of N (manifest lines i with i mod N = I − 1) into
+    /// OUT/shard-I-of-N.jsonl, e.g. one array task each (Slurm, a Kubernetes indexed Job); then
+    /// `semtrace merge OUT/shard-*.jsonl --out DIR` corrects over the whole venue.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard, requires = "manifest")]
+    pub shard: Option<(usize, usize)>,
     #[command(flatten)]
     pub model: ModelArgs,
     /// Emit one JSON report per review (JSON Lines) on stdout instead of tables.
@@ -402,6 +428,42 @@ pub struct DetectArgs {
     /// Measured on LLM-written and human reviews by `semtrace bench --validity` (README).
     #[arg(long, default_value = "none", value_name = "RULE")]
     pub safeguard: semtrace_core::safeguard::Safeguard,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Shard files (OUT/shard-I-of-N.jsonl) of one manifest.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+    /// Output directory for venue.jsonl, summary.md and p-values.svg.
+    #[arg(long, short = 'o')]
+    pub out: PathBuf,
+    /// Family-wise error rate (Holm) at which reviews are flagged.
+    #[arg(long, default_value_t = 0.01, value_parser = probability_f64)]
+    pub fwer: f64,
+    /// False discovery rate (Benjamini–Hochberg) at which reviews are flagged.
+    #[arg(long, default_value_t = 0.05, value_parser = probability_f64)]
+    pub fdr: f64,
+}
+
+fn probability_f64(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 1.0 => Ok(p),
+        _ => Err(format!("{s} is not a level in (0, 1)")),
+    }
+}
+
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("{s}: expected I/N with 1 <= I <= N, e.g. 3/8");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (
+        i.trim().parse::<usize>().map_err(|_| bad())?,
+        n.trim().parse::<usize>().map_err(|_| bad())?,
+    );
+    if i == 0 || n == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
 }
 
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

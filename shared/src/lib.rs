@@ -35,6 +35,7 @@ pub mod rank;
 pub mod report;
 pub mod safeguard;
 pub mod segment;
+pub mod venue;
 
 pub use error::{Error, Result};
 

@@ -58,7 +58,7 @@ fn review_sources(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn read_review(src: &Path) -> Result<String> {
+pub fn read_review(src: &Path) -> Result<String> {
     let mut bytes = Vec::new();
     if src.as_os_str() == "-" {
         // Read one byte past the limit so an oversized stdin is reported rather than truncated.
@@ -78,7 +78,14 @@ fn read_review(src: &Path) -> Result<String> {
 }
 
 pub fn run(args: DetectArgs) -> Result<i32> {
-    let mut bundle = read_bundle(&args.bundle)?;
+    if let Some(manifest) = &args.manifest {
+        return crate::commands::venue::run(&args, manifest);
+    }
+    let bundle_path = args
+        .bundle
+        .as_deref()
+        .ok_or_else(|| InputError("give --bundle FILE (or --manifest for a venue batch)".into()))?;
+    let mut bundle = read_bundle(bundle_path)?;
     if let Some(alpha) = args.alpha {
         if !(alpha > 0.0 && alpha <= 1.0) {
             return Err(InputError(format!("--alpha {alpha} is outside (0, 1]")).into());

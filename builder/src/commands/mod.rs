@@ -13,6 +13,7 @@ mod llm_args;
 mod model;
 mod protect;
 mod validity;
+mod venue;
 
 use anyhow::Result;
 
@@ -21,6 +22,7 @@ use crate::cli::{Cli, Command};
 pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Detect(a) => detect::run(a),
+        Command::Merge(a) => venue::merge(a),
         Command::Model { command } => model::run(command),
         Command::Bench(a) => bench::run(a),
         Command::Eval(a) => eval::run(a),
