@@ -313,6 +313,14 @@ function renderReport(r, bytes, ms) {
     ["Decoder", r.safeguard ? `${r.decoder}, safeguard ${r.safeguard}` : r.decoder],
     ["Time", `${(ms / 1000).toFixed(2)} s`],
   ];
+  if (r.recipients && r.recipients.length) {
+    // Per-reviewer copies: every copy's codeword on the same decisions, Holm over the copies.
+    stats.push(["Copies tested (Holm)", r.recipients.length]);
+    stats.push([r.verdict === "exposed" ? "Copy that leaked" : "Best-fitting copy", `digest ${r.recipient}`]);
+    for (const c of r.recipients) {
+      stats.push([`copy ${c.digest.slice(0, 12)}…`, `M = ${c.matched}, p = ${fmtP(c.p_value)}, Holm p = ${fmtP(c.holm_p)}`]);
+    }
+  }
   const dl = $("stats");
   dl.replaceChildren();
   for (const [k, val] of stats) {

@@ -128,12 +128,23 @@ pub struct ProtectArgs {
     /// The signature bundle built from this PDF.
     #[arg(long)]
     pub bundle: PathBuf,
-    /// Where to write the protected PDF.
+    /// Where to write the protected PDF (with --recipients: a directory for one PDF per
+    /// recipient and bundle.json).
     #[arg(long, short = 'o')]
     pub out: PathBuf,
     /// Where to write the bundle with its carrier record (default: OUT with extension .bundle.json).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "recipients")]
     pub bundle_out: Option<PathBuf>,
+    /// Per-reviewer copies: a text file with one recipient name per line (a reviewer id or an
+    /// e-mail). Each gets OUT/<name>.pdf: the same pairs and slots, its own keyed selection of
+    /// which fact of each pair is asked for. OUT/bundle.json lists the recipients by a keyed
+    /// digest (not by name) with their codewords; `detect` then names the copy that leaked.
+    /// Needs --secret-file.
+    #[arg(long, requires = "secret_file")]
+    pub recipients: Option<PathBuf>,
+    /// The venue secret (as for `build`): keys the recipients' selections and digests.
+    #[arg(long)]
+    pub secret_file: Option<PathBuf>,
     #[command(flatten)]
     pub carrier: CarrierArgs,
     /// Replace existing output files.
@@ -403,6 +414,17 @@ pub struct DetectArgs {
     /// Proceed even if the model is not the one the bundle was built for; reports say so.
     #[arg(long)]
     pub allow_model_mismatch: bool,
+    /// Test only this recipient's copy (bundles with per-reviewer copies; needs --secret-file).
+    /// Without it every recipient's copy is tested, with a Holm correction over them.
+    #[arg(long, requires = "secret_file", conflicts_with = "manifest")]
+    pub recipient: Option<String>,
+    /// The names of the recipients (one per line), so that reports name the copy that leaked
+    /// instead of its digest (needs --secret-file).
+    #[arg(long, requires = "secret_file")]
+    pub recipients: Option<PathBuf>,
+    /// The venue secret: turns recipient names into the bundle's digests.
+    #[arg(long)]
+    pub secret_file: Option<PathBuf>,
     /// Override the bundle's significance level for the "exposed" verdict.
     #[arg(long)]
     pub alpha: Option<f64>,

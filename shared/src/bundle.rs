@@ -41,9 +41,25 @@ pub struct Bundle {
     /// assumption was not guaranteed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<String>,
+    /// Per-reviewer copies (format 1.2): same pairs and slots, each selection from the
+    /// recipient's own keyed draw. Recipients are named by a keyed digest, not by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recipients: Vec<Recipient>,
     /// Free-form provenance (tool version, creation time, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recipient {
+    /// [`crate::build::codeword::recipient_digest`] of the recipient's name (32 hex digits).
+    pub digest: String,
+    /// The labels of the facts this recipient's copy asks for: `positions[j].facts[codeword[j]]`.
+    /// A fair coin per position, so not balanced.
+    pub codeword: Vec<u8>,
+    /// The carrier embedded in this recipient's protected copy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carrier: Option<crate::carrier::CarrierRecord>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,7 +145,27 @@ impl Bundle {
     /// Whether each observed position matches by chance with probability exactly ½ under H0,
     /// which makes the binomial p-value exact.
     pub fn p_value_exact(&self) -> bool {
-        self.selection.as_deref() == Some(SELECTION_KEYED)
+        self.selection.as_deref() == Some(SELECTION_KEYED) || !self.recipients.is_empty()
+    }
+
+    /// The labels of the facts a selection asks for, with each pair's sides in a secret-free
+    /// order (fact ids sorted; stored order on a tie): selection bit 1 = the larger id.
+    pub fn labels_for_selection(&self, selection: &[u8]) -> Vec<u8> {
+        self.positions
+            .iter()
+            .zip(selection)
+            .map(|(p, &s)| {
+                let swapped = p.facts[1].id < p.facts[0].id;
+                u8::from((s == 1) != swapped)
+            })
+            .collect()
+    }
+
+    /// The recipient with this digest (any case).
+    pub fn recipient(&self, digest: &str) -> Option<&Recipient> {
+        self.recipients
+            .iter()
+            .find(|r| r.digest.eq_ignore_ascii_case(digest))
     }
 
     /// Parse and validate a bundle from JSON text.
@@ -208,6 +244,27 @@ impl Bundle {
                         "position {j} fact {b} has empty text"
                     )));
                 }
+            }
+        }
+        let mut digests = std::collections::HashSet::new();
+        for r in &self.recipients {
+            if r.digest.len() != 32 || !r.digest.bytes().all(|c| c.is_ascii_hexdigit()) {
+                return Err(Error::bundle(format!(
+                    "recipient digest \"{}\" is not 32 hex digits",
+                    r.digest
+                )));
+            }
+            if !digests.insert(r.digest.to_ascii_lowercase()) {
+                return Err(Error::bundle(format!(
+                    "recipient {} is listed twice",
+                    r.digest
+                )));
+            }
+            if r.codeword.len() != k || r.codeword.iter().any(|&b| b > 1) {
+                return Err(Error::bundle(format!(
+                    "recipient {}: codeword must be {k} bits of 0 or 1",
+                    r.digest
+                )));
             }
         }
         let d = &self.decoding;
@@ -338,6 +395,7 @@ pub(crate) mod tests {
             },
             carrier: None,
             selection: None,
+            recipients: Vec::new(),
             provenance: None,
         }
     }

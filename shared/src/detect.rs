@@ -5,7 +5,7 @@ use crate::decode::{decide, score, verdict, Decision, Erasure};
 use crate::error::{Error, Result};
 use crate::nli::{NliPair, NliScorer};
 use crate::rank::Bm25;
-use crate::report::{ModelCheck, PositionReport, Report};
+use crate::report::{ModelCheck, PositionReport, RecipientResult, Report};
 use crate::safeguard::{self, Safeguard};
 use crate::segment::{sentences, windows, Window};
 
@@ -551,7 +551,7 @@ pub fn finish(
             }
         }
         decisions.push(d);
-        let assigned = bundle.codeword[j];
+        let assigned = 0; // set below, once the codeword tested is known
         positions.push(PositionReport {
             index: j,
             slot: pos.slot.clone(),
@@ -568,7 +568,44 @@ pub fn finish(
             best_windows: [w0, w1],
         });
     }
-    let s = score(&decisions, &bundle.codeword, params);
+    // Per-reviewer copies: the decisions do not depend on the codeword, so every recipient's
+    // codeword is scored on them; Holm over the recipients keeps the family-wise level, and
+    // the top-level figures are those of the recipient with the smallest adjusted p-value.
+    let (codeword, s, recipients, recipient) = if bundle.recipients.is_empty() {
+        let s = score(&decisions, &bundle.codeword, params);
+        (&bundle.codeword, s, Vec::new(), None)
+    } else {
+        let scores: Vec<_> = bundle
+            .recipients
+            .iter()
+            .map(|r| score(&decisions, &r.codeword, params))
+            .collect();
+        let p: Vec<f64> = scores.iter().map(|s| s.p_value).collect();
+        let holm = crate::venue::holm(&p);
+        let best = (0..scores.len())
+            .min_by(|&a, &b| holm[a].total_cmp(&holm[b]).then(a.cmp(&b)))
+            .expect("recipients is not empty");
+        let results = bundle
+            .recipients
+            .iter()
+            .zip(&scores)
+            .zip(&holm)
+            .map(|((r, s), &h)| RecipientResult {
+                digest: r.digest.clone(),
+                matched: s.matched,
+                p_value: s.p_value,
+                holm_p: h,
+            })
+            .collect();
+        let mut s = scores[best];
+        s.p_value = holm[best];
+        let r = &bundle.recipients[best];
+        (&r.codeword, s, results, Some(r.digest.clone()))
+    };
+    for (pos, &c) in positions.iter_mut().zip(codeword) {
+        pos.assigned = c;
+        pos.matches = pos.decision.parse::<u8>().ok().map(|b| b == c);
+    }
     Report {
         review: None,
         verdict: verdict(&s, params.alpha),
@@ -580,7 +617,11 @@ pub fn finish(
         p_value: s.p_value,
         p_value_exact: bundle.p_value_exact(),
         min_p_value: crate::decode::binomial_upper_tail(bundle.k, bundle.k),
-        matches_needed: crate::decode::matches_needed(s.observed, params.alpha),
+        // With R recipients, Holm's first step tests the best copy at alpha / R.
+        matches_needed: crate::decode::matches_needed(
+            s.observed,
+            params.alpha / bundle.recipients.len().max(1) as f64,
+        ),
         alpha: params.alpha,
         k: bundle.k,
         positions,
@@ -590,6 +631,8 @@ pub fn finish(
         decoder: decoder.to_string(),
         safeguard,
         model,
+        recipients,
+        recipient,
     }
 }
 
@@ -643,6 +686,7 @@ mod tests {
             },
             carrier: None,
             selection: None,
+            recipients: Vec::new(),
             provenance: None,
         }
     }
@@ -664,6 +708,54 @@ mod tests {
 
     fn sentence(b: &Bundle, j: usize, side: usize) -> String {
         b.positions[j].facts[side].text.clone()
+    }
+
+    #[test]
+    fn per_recipient_copies_are_tested_with_holm_and_the_leak_is_named() {
+        use crate::build::codeword::{recipient_digest, recipient_selection_bits};
+        use crate::bundle::Recipient;
+        let mut b = bundle();
+        let doc = "0".repeat(64);
+        for name in ["alice", "bob", "carol"] {
+            let sel = recipient_selection_bits(12, b"venue", &doc, name).unwrap();
+            b.recipients.push(Recipient {
+                digest: recipient_digest(b"venue", &doc, name).unwrap(),
+                codeword: b.labels_for_selection(&sel),
+                carrier: None,
+            });
+        }
+        b.validate().unwrap();
+        // Bob's copy leaked: the review states bob's selected facts.
+        let bob = b.recipients[1].clone();
+        let review: Vec<String> = (0..12)
+            .map(|j| sentence(&b, j, bob.codeword[j] as usize))
+            .collect();
+        let r = run(&review.join(" "), &b);
+        assert_eq!(r.recipients.len(), 3);
+        assert_eq!(r.recipient.as_deref(), Some(bob.digest.as_str()));
+        assert_eq!(r.recipients[1].matched, 12);
+        // 2^-12 for bob, times 3 by Holm.
+        assert!((r.recipients[1].holm_p - 3.0 / 4096.0).abs() < 1e-12);
+        assert!((r.p_value - 3.0 / 4096.0).abs() < 1e-12);
+        assert_eq!(r.verdict, Verdict::Exposed);
+        assert!(r.p_value_exact);
+        for (x, p) in r.positions.iter().zip(&bob.codeword) {
+            assert_eq!((x.assigned, x.matches), (*p, Some(true)));
+        }
+        // The other recipients match only where their coin agrees with bob's.
+        for (i, rr) in r.recipients.iter().enumerate() {
+            let agree = (0..12)
+                .filter(|&j| b.recipients[i].codeword[j] == bob.codeword[j])
+                .count();
+            assert_eq!(rr.matched, agree);
+            assert!(rr.holm_p >= rr.p_value);
+        }
+        // A bad recipient record is a bundle error.
+        let mut bad = b.clone();
+        bad.recipients[2].digest = bad.recipients[0].digest.to_uppercase();
+        assert!(bad.validate().unwrap_err().message.contains("twice"));
+        bad.recipients[2].digest = "xyz".into();
+        assert!(bad.validate().is_err());
     }
 
     #[test]

@@ -48,6 +48,23 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Safeguard::is_none")]
     pub safeguard: Safeguard,
     pub model: ModelCheck,
+    /// Bundles with per-reviewer copies: every recipient's codeword scored on the same
+    /// decisions, with Holm-adjusted p-values over the recipients.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recipients: Vec<RecipientResult>,
+    /// The recipient whose codeword the figures above are for (the smallest adjusted p-value;
+    /// then `p_value` is that Holm-adjusted p-value, and an `exposed` verdict names the copy
+    /// that leaked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipient: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecipientResult {
+    pub digest: String,
+    pub matched: usize,
+    pub p_value: f64,
+    pub holm_p: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

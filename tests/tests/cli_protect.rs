@@ -350,3 +350,169 @@ fn text_input_gets_the_carrier_appended() {
     assert!(stderr(&o).contains("different document"), "{}", stderr(&o));
     assert!(!out2.exists());
 }
+
+/// Per-reviewer copies: one PDF per recipient with its own keyed selection, the bundle listing
+/// digests, and `detect` naming the copy that leaked (real model), alone, with --recipient and
+/// in a venue manifest.
+#[test]
+fn per_recipient_copies_and_the_copy_that_leaked() {
+    let dir = temp_dir("protect-recipients");
+    let home = dir.join("home");
+    let names = dir.join("names.txt");
+    fs::write(&names, "alice\nbob@uni.example.org\n\ncarol\n").unwrap();
+    let key = dir.join("venue.key");
+    fs::write(&key, "venue-secret-1").unwrap();
+    let out = dir.join("copies");
+    let args = |out: &Path| {
+        vec![
+            attention().to_str().unwrap().to_string(),
+            "--bundle".into(),
+            sample_bundle().to_str().unwrap().into(),
+            "--recipients".into(),
+            names.to_str().unwrap().into(),
+            "--secret-file".into(),
+            key.to_str().unwrap().into(),
+            "--out".into(),
+            out.to_str().unwrap().into(),
+        ]
+    };
+    let a = args(&out);
+    let o = protect(&a.iter().map(String::as_str).collect::<Vec<_>>(), &home);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let b = Bundle::from_json(&fs::read_to_string(out.join("bundle.json")).unwrap()).unwrap();
+    assert_eq!(b.recipients.len(), 3);
+    let bundle_text = fs::read_to_string(out.join("bundle.json")).unwrap();
+    assert!(
+        !bundle_text.contains("alice") && !bundle_text.contains("bob@"),
+        "no names"
+    );
+    // Each copy carries its own carrier once (poppler), asking for its own selection.
+    let mut carriers = Vec::new();
+    for (file, r) in ["alice", "bob_uni.example.org", "carol"]
+        .iter()
+        .zip(&b.recipients)
+    {
+        let pages = pdftotext_pages(&out.join(format!("{file}.pdf")));
+        let mut copy = b.clone();
+        for (p, (&l, &c)) in copy
+            .positions
+            .iter_mut()
+            .zip(r.codeword.iter().zip(&b.codeword))
+        {
+            if l != c {
+                p.facts.swap(0, 1);
+            }
+        }
+        copy.recipients.clear();
+        let text = carrier_text(&copy).unwrap();
+        assert_eq!(occurrences(&pages.join("\n"), &text), 1, "{file}");
+        assert_eq!(
+            r.carrier.as_ref().unwrap().text_sha256,
+            semtrace_core::sha256_hex(text.as_bytes())
+        );
+        carriers.push(text);
+    }
+    assert!(carriers[0] != carriers[1] && carriers[1] != carriers[2]);
+    // Protecting again refuses to overwrite, and a bundle with recipients is not re-split.
+    let o = protect(&a.iter().map(String::as_str).collect::<Vec<_>>(), &home);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+
+    // A review stating bob's selected facts: the copy that leaked is bob's.
+    let bob = &b.recipients[1];
+    let sentences: Vec<&str> = b
+        .positions
+        .iter()
+        .zip(&bob.codeword)
+        .map(|(p, &c)| p.facts[c as usize].text.as_str())
+        .collect();
+    let review = dir.join("review.md");
+    fs::write(&review, format!("Summary. {}\n", sentences.join(" "))).unwrap();
+    let bundle = out.join("bundle.json");
+    let detect = |extra: &[&str]| {
+        let mut a = vec![
+            "detect",
+            "--bundle",
+            bundle.to_str().unwrap(),
+            "--json",
+            "-q",
+            "--secret-file",
+            key.to_str().unwrap(),
+        ];
+        a.extend_from_slice(extra);
+        a.push(review.to_str().unwrap());
+        semtrace(&a, &home, None)
+    };
+    let o = detect(&["--recipients", names.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(r["verdict"], "exposed", "{r}");
+    assert_eq!(r["recipient"], bob.digest.as_str());
+    assert_eq!(r["recipient_name"], "bob@uni.example.org");
+    assert_eq!(r["recipients"].as_array().unwrap().len(), 3);
+    let bob_row = &r["recipients"][1];
+    assert_eq!(bob_row["name"], "bob@uni.example.org");
+    let (p, holm) = (
+        bob_row["p_value"].as_f64().unwrap(),
+        bob_row["holm_p"].as_f64().unwrap(),
+    );
+    assert!((holm - 3.0 * p).abs() < 1e-12 && r["p_value"] == bob_row["holm_p"]);
+    // One copy alone: bob's is exposed with the unadjusted p; alice's is not.
+    let o = detect(&["--recipient", "bob@uni.example.org"]);
+    let r: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(r["verdict"], "exposed");
+    assert!((r["p_value"].as_f64().unwrap() - p).abs() < 1e-15);
+    let o = detect(&["--recipient", "alice"]);
+    let r: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_ne!(r["verdict"], "exposed", "{r}");
+    // Unknown recipient, or a recipient of a bundle without copies: exit 3.
+    let o = detect(&["--recipient", "dave"]);
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("not a recipient"), "{}", stderr(&o));
+    let o = semtrace(
+        &[
+            "detect",
+            "--bundle",
+            sample_bundle().to_str().unwrap(),
+            "--secret-file",
+            key.to_str().unwrap(),
+            "--recipient",
+            "bob@uni.example.org",
+            review.to_str().unwrap(),
+        ],
+        &home,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("lists no recipients"), "{}", stderr(&o));
+    // A venue manifest line with a recipient tests that copy.
+    let m = dir.join("venue.jsonl");
+    fs::write(
+        &m,
+        serde_json::json!({"review": review, "bundle": bundle, "recipient": "bob@uni.example.org"})
+            .to_string(),
+    )
+    .unwrap();
+    let v = dir.join("venue");
+    let o = semtrace(
+        &[
+            "detect",
+            "--manifest",
+            m.to_str().unwrap(),
+            "--out",
+            v.to_str().unwrap(),
+            "--secret-file",
+            key.to_str().unwrap(),
+            "-q",
+        ],
+        &home,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let row: serde_json::Value =
+        serde_json::from_str(fs::read_to_string(v.join("venue.jsonl")).unwrap().trim()).unwrap();
+    assert!(
+        (row["p_value"].as_f64().unwrap() - p).abs() < 1e-15,
+        "{row}"
+    );
+    assert_eq!(row["recipient"], "bob@uni.example.org");
+}

@@ -86,6 +86,25 @@ pub fn run(args: DetectArgs) -> Result<i32> {
         .as_deref()
         .ok_or_else(|| InputError("give --bundle FILE (or --manifest for a venue batch)".into()))?;
     let mut bundle = read_bundle(bundle_path)?;
+    let key = match &args.secret_file {
+        Some(p) => Some(crate::commands::recipients::read_secret(p)?),
+        None => None,
+    };
+    let mut names = std::collections::HashMap::new();
+    if let (Some(list), Some(key)) = (&args.recipients, &key) {
+        if bundle.recipients.is_empty() {
+            return Err(InputError(format!(
+                "--recipients given, but bundle {} lists no recipients",
+                bundle_path.display()
+            ))
+            .into());
+        }
+        let given = crate::commands::recipients::read_names(list)?;
+        names = crate::commands::recipients::names_by_digest(&bundle, key, &given)?;
+    }
+    if let (Some(name), Some(key)) = (&args.recipient, &key) {
+        bundle = crate::commands::recipients::only_recipient(&bundle, key, name)?;
+    }
     if let Some(alpha) = args.alpha {
         if !(alpha > 0.0 && alpha <= 1.0) {
             return Err(InputError(format!("--alpha {alpha} is outside (0, 1]")).into());
@@ -140,9 +159,20 @@ pub fn run(args: DetectArgs) -> Result<i32> {
                 report.review = Some(name);
                 any_exposed |= report.verdict == Verdict::Exposed;
                 if args.json {
-                    writeln!(out, "{}", serde_json::to_string(&report)?)?;
+                    let mut v = serde_json::to_value(&report)?;
+                    if let Some(n) = report.recipient.as_ref().and_then(|d| names.get(d)) {
+                        v["recipient_name"] = serde_json::json!(n);
+                    }
+                    if let Some(list) = v.get_mut("recipients").and_then(|x| x.as_array_mut()) {
+                        for r in list {
+                            if let Some(n) = r["digest"].as_str().and_then(|d| names.get(d)) {
+                                r["name"] = serde_json::json!(n);
+                            }
+                        }
+                    }
+                    writeln!(out, "{v}")?;
                 } else {
-                    write!(out, "{}", render(&report, &bundle))?;
+                    write!(out, "{}", render(&report, &bundle, &names))?;
                 }
             }
             Err(e) => {
@@ -168,7 +198,11 @@ pub fn run(args: DetectArgs) -> Result<i32> {
 }
 
 /// Human-readable report.
-pub fn render(r: &Report, bundle: &Bundle) -> String {
+pub fn render(
+    r: &Report,
+    bundle: &Bundle,
+    names: &std::collections::HashMap<String, String>,
+) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let verdict = match r.verdict {
@@ -200,6 +234,36 @@ pub fn render(r: &Report, bundle: &Bundle) -> String {
         r.min_p_value,
         r.k
     );
+    if !r.recipients.is_empty() {
+        let who = |d: &str| {
+            names
+                .get(d)
+                .cloned()
+                .unwrap_or_else(|| format!("digest {d}"))
+        };
+        let best = r.recipient.as_deref().unwrap_or("");
+        let _ = writeln!(
+            s,
+            "copies:  {} recipients tested on the same decisions (Holm); the figures above are {}'s (p Holm-adjusted){}",
+            r.recipients.len(),
+            who(best),
+            if r.verdict == Verdict::Exposed {
+                format!(": the copy that leaked is {}", who(best))
+            } else {
+                String::new()
+            }
+        );
+        for x in &r.recipients {
+            let _ = writeln!(
+                s,
+                "         {:<40} M = {:>2}, p = {:.2e}, Holm p = {:.2e}",
+                who(&x.digest),
+                x.matched,
+                x.p_value,
+                x.holm_p
+            );
+        }
+    }
     if !r.p_value_exact {
         // Older bundles let the optimiser pick the selected side; say what p then rests on.
         let _ = writeln!(

@@ -12,6 +12,7 @@ mod inspect;
 mod llm_args;
 mod model;
 mod protect;
+mod recipients;
 mod validity;
 mod venue;
 

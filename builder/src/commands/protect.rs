@@ -41,6 +41,9 @@ pub fn run(args: ProtectArgs) -> Result<i32> {
         .map_err(|e| InputError(format!("cannot read bundle {}: {e}", args.bundle.display())))?;
     let mut bundle =
         Bundle::from_json(&text).with_context(|| format!("bundle {}", args.bundle.display()))?;
+    if let Some(list) = &args.recipients {
+        return protect_recipients(&args, bundle, list);
+    }
     let bundle_out = args
         .bundle_out
         .clone()
@@ -82,6 +85,91 @@ pub fn run(args: ProtectArgs) -> Result<i32> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         print_summary(&protected, &args.out, &bundle_out);
+    }
+    Ok(exit::OK)
+}
+
+/// One protected copy per recipient into the directory --out, plus OUT/bundle.json listing
+/// the recipients by digest. Everything is built and verified in memory first, so a failure
+/// writes nothing.
+fn protect_recipients(args: &ProtectArgs, mut bundle: Bundle, list: &Path) -> Result<i32> {
+    use crate::commands::recipients::{as_copy, file_stem, read_names, read_secret, recipient_for};
+    let secret = args
+        .secret_file
+        .as_deref()
+        .ok_or_else(|| InputError("--recipients needs --secret-file".into()))?;
+    let key = read_secret(secret)?;
+    let names = read_names(list)?;
+    if !bundle.recipients.is_empty() {
+        return Err(InputError(format!(
+            "bundle {} already lists {} recipients; protect from the bundle that `build` wrote",
+            args.bundle.display(),
+            bundle.recipients.len()
+        ))
+        .into());
+    }
+    let out_dir = &args.out;
+    let bundle_out = out_dir.join("bundle.json");
+    let mut files = Vec::new();
+    for name in &names {
+        let file = out_dir.join(format!("{}.pdf", file_stem(name)));
+        if files.iter().any(|(f, _)| f == &file) {
+            return Err(InputError(format!(
+                "two recipients map to the file name {}; make the names differ in letters or digits",
+                file.display()
+            ))
+            .into());
+        }
+        files.push((file, name.clone()));
+    }
+    for p in files.iter().map(|(f, _)| f).chain([&bundle_out]) {
+        if p.exists() && !args.force {
+            return Err(InputError(format!(
+                "{} exists; pass --force to replace it",
+                p.display()
+            ))
+            .into());
+        }
+    }
+    let mut copies = Vec::new();
+    for (file, name) in &files {
+        let mut r = recipient_for(&bundle, &key, name)?;
+        let copy = as_copy(&bundle, &r.codeword);
+        let protected = protect_file(&args.paper, &copy, &args.carrier)
+            .with_context(|| format!("recipient {name}"))?;
+        r.carrier = Some(protected.record.clone());
+        bundle.recipients.push(r);
+        copies.push((file.clone(), name.clone(), protected));
+    }
+    bundle.format_version = semtrace_core::bundle::BUNDLE_VERSION.into();
+    bundle.validate()?;
+    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    for (file, _, p) in &copies {
+        write_atomic(file, &p.bytes)?;
+    }
+    write_atomic(&bundle_out, bundle.to_json_pretty().as_bytes())?;
+    if args.json {
+        let v = serde_json::json!({
+            "bundle": bundle_out,
+            "copies": copies.iter().zip(&bundle.recipients).map(|((f, n, p), r)| serde_json::json!({
+                "recipient": n, "digest": r.digest, "protected": f, "carrier": p.record,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        for ((f, n, p), r) in copies.iter().zip(&bundle.recipients) {
+            println!(
+                "{n}: {} (digest {}, {} carrier words)",
+                f.display(),
+                r.digest,
+                p.text.split_whitespace().count()
+            );
+        }
+        println!(
+            "wrote {} copies and {} (recipients listed by keyed digest, not by name)",
+            copies.len(),
+            bundle_out.display()
+        );
     }
     Ok(exit::OK)
 }

@@ -38,6 +38,10 @@ pub struct Row {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recipient: Option<String>,
     pub document: String,
+    /// With per-reviewer copies and no recipient given: the digest of the copy whose codeword
+    /// fits best (its p-value is Holm-adjusted over the bundle's recipients).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy: Option<String>,
     /// SHA-256 of the manifest and its number of reviews: shards of one venue must agree.
     pub manifest_sha256: String,
     pub manifest_reviews: usize,
@@ -64,11 +68,16 @@ struct Job {
     review: PathBuf,
     bundle: PathBuf,
     recipient: Option<String>,
+    /// The bundle seen as that recipient's copy.
+    copy: Option<Bundle>,
 }
 
 /// Reads and checks the whole manifest before anything is decoded or written: every review
 /// readable text, every bundle valid, no review twice, no recipient a bundle cannot name.
-fn read_manifest(path: &Path) -> Result<(Vec<Job>, HashMap<PathBuf, Bundle>, String)> {
+fn read_manifest(
+    path: &Path,
+    key: Option<&[u8]>,
+) -> Result<(Vec<Job>, HashMap<PathBuf, Bundle>, String)> {
     let bytes = fs::read(path)
         .map_err(|e| InputError(format!("cannot read manifest {}: {e}", path.display())))?;
     let text = String::from_utf8(bytes.clone())
@@ -111,19 +120,34 @@ fn read_manifest(path: &Path) -> Result<(Vec<Job>, HashMap<PathBuf, Bundle>, Str
             let b = read_bundle(&bundle).with_context(|| at.clone())?;
             bundles.insert(bundle.clone(), b);
         }
-        if let Some(r) = &recipient {
-            // Bundles do not list recipients yet (per-reviewer copies are to come).
-            return Err(InputError(format!(
-                "{at}: recipient \"{r}\" asked for, but bundle {} lists no recipients",
-                bundle.display()
-            ))
-            .into());
-        }
+        let copy = match &recipient {
+            None => None,
+            Some(r) => {
+                let b = &bundles[&bundle];
+                if b.recipients.is_empty() {
+                    return Err(InputError(format!(
+                        "{at}: recipient \"{r}\" asked for, but bundle {} lists no recipients",
+                        bundle.display()
+                    ))
+                    .into());
+                }
+                let key = key.ok_or_else(|| {
+                    InputError(format!(
+                        "{at}: recipient \"{r}\" needs the venue secret (--secret-file)"
+                    ))
+                })?;
+                Some(
+                    crate::commands::recipients::only_recipient(b, key, r)
+                        .with_context(|| at.clone())?,
+                )
+            }
+        };
         jobs.push(Job {
             line: n + 1,
             review,
             bundle,
             recipient,
+            copy,
         });
     }
     if jobs.is_empty() {
@@ -148,7 +172,11 @@ pub fn run(args: &DetectArgs, manifest: &Path) -> Result<i32> {
         .out
         .as_deref()
         .ok_or_else(|| InputError("--manifest needs --out DIR".into()))?;
-    let (jobs, bundles, manifest_sha) = read_manifest(manifest)?;
+    let key = match &args.secret_file {
+        Some(p) => Some(crate::commands::recipients::read_secret(p)?),
+        None => None,
+    };
+    let (jobs, bundles, manifest_sha) = read_manifest(manifest, key.as_deref())?;
     let total = jobs.len();
     let (mine, lines_path): (Vec<&Job>, PathBuf) = match args.shard {
         Some((i, n)) => (
@@ -220,7 +248,7 @@ pub fn run(args: &DetectArgs, manifest: &Path) -> Result<i32> {
     let pb = progress::bar(todo.len() as u64, "reviews", args.quiet);
     for job in todo {
         pb.set_message(job.review.display().to_string());
-        let bundle = &bundles[&job.bundle];
+        let bundle = job.copy.as_ref().unwrap_or(&bundles[&job.bundle]);
         let bytes = fs::read(&job.review)
             .with_context(|| format!("cannot read {}", job.review.display()))?;
         let text = review_text(&bytes)?.to_string();
@@ -240,6 +268,7 @@ pub fn run(args: &DetectArgs, manifest: &Path) -> Result<i32> {
             bundle: job.bundle.display().to_string(),
             recipient: job.recipient.clone(),
             document: bundle.document.title.clone(),
+            copy: r.recipient.clone(),
             manifest_sha256: manifest_sha.clone(),
             manifest_reviews: total,
             verdict: r.verdict,

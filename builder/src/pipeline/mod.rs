@@ -495,6 +495,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         model,
         carrier: None,
         selection: Some(semtrace_core::bundle::SELECTION_KEYED.into()),
+        recipients: Vec::new(),
         provenance: Some(serde_json::json!({
             "builder": format!("semtrace {}", env!("CARGO_PKG_VERSION")),
             "mode": report.mode,

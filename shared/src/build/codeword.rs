@@ -69,6 +69,58 @@ pub fn selection_bits(k: usize, key: &[u8], doc_sha256: &str) -> Result<Vec<u8>>
     Ok(out)
 }
 
+/// Domain-separation prefixes of per-recipient selections and recipient digests.
+pub const RECIPIENT_SELECTION_DOMAIN: &[u8] = b"semtrace-recipient-selection-v1\0";
+pub const RECIPIENT_DIGEST_DOMAIN: &[u8] = b"semtrace-recipient-v1\0";
+
+fn recipient_message(domain: &[u8], doc_sha256: &str, name: &str) -> Vec<u8> {
+    let mut m = domain.to_vec();
+    m.extend_from_slice(doc_sha256.to_ascii_lowercase().as_bytes());
+    m.extend_from_slice(&(name.len() as u32).to_be_bytes());
+    m.extend_from_slice(name.as_bytes());
+    m
+}
+
+/// `k` independent fair selection bits of one recipient's copy: as [`selection_bits`], over
+/// HMAC-SHA256(key, [`RECIPIENT_SELECTION_DOMAIN`] ‖ hex SHA-256 ‖ u32-BE(len) ‖ name ‖
+/// u32-BE(block)). Bit j = 1 selects the pair's fact with the larger id
+/// ([`crate::bundle::Bundle::labels_for_selection`]).
+pub fn recipient_selection_bits(
+    k: usize,
+    key: &[u8],
+    doc_sha256: &str,
+    name: &str,
+) -> Result<Vec<u8>> {
+    check_key_and_doc(key, doc_sha256)?;
+    let base = recipient_message(RECIPIENT_SELECTION_DOMAIN, doc_sha256, name);
+    let mut out = Vec::with_capacity(k);
+    let mut block = 0u32;
+    while out.len() < k {
+        let mut message = base.clone();
+        message.extend_from_slice(&block.to_be_bytes());
+        for byte in hmac_sha256(key, &message) {
+            for bit in 0..8 {
+                if out.len() < k {
+                    out.push((byte >> bit) & 1);
+                }
+            }
+        }
+        block += 1;
+    }
+    Ok(out)
+}
+
+/// The keyed digest that names a recipient in a bundle (32 hex digits): the bundle does not
+/// carry names, and without the secret a name cannot be checked against it.
+pub fn recipient_digest(key: &[u8], doc_sha256: &str, name: &str) -> Result<String> {
+    check_key_and_doc(key, doc_sha256)?;
+    let mac = hmac_sha256(
+        key,
+        &recipient_message(RECIPIENT_DIGEST_DOMAIN, doc_sha256, name),
+    );
+    Ok(hex::encode(&mac[..16]))
+}
+
 /// Balanced 0/1 codeword of length `k` (even, ≥ 2) for the document with SHA-256 hex digest
 /// `doc_sha256` (64 hex digits, any case) under `key` (non-empty).
 pub fn balanced_codeword(k: usize, key: &[u8], doc_sha256: &str) -> Result<Vec<u8>> {
@@ -165,6 +217,27 @@ mod tests {
         }
         assert!(selection_bits(12, b"", DOC).is_err());
         assert!(selection_bits(12, b"k", "abc").is_err());
+    }
+
+    #[test]
+    fn recipients_get_their_own_keyed_selection_and_digest() {
+        let a = recipient_selection_bits(64, b"venue", DOC, "alice").unwrap();
+        let b = recipient_selection_bits(64, b"venue", DOC, "bob").unwrap();
+        assert_ne!(a, b);
+        assert_eq!(
+            a,
+            recipient_selection_bits(64, b"venue", DOC, "alice").unwrap()
+        );
+        assert_ne!(a, selection_bits(64, b"venue", DOC).unwrap());
+        // Length-prefixed names: "ab" + "c" cannot collide with "a" + "bc".
+        assert_ne!(
+            recipient_digest(b"venue", DOC, "ab").unwrap(),
+            recipient_digest(b"venue", DOC, "a").unwrap()
+        );
+        let d = recipient_digest(b"venue", DOC, "alice").unwrap();
+        assert_eq!(d.len(), 32);
+        assert_ne!(d, recipient_digest(b"other", DOC, "alice").unwrap());
+        assert!(recipient_digest(b"", DOC, "alice").is_err());
     }
 
     #[test]
