@@ -178,6 +178,10 @@ fn reviews_mode_reports_traceable_numbers_and_resumes() {
         md.contains("## Clean detection") && md.contains("## Robustness (frozen clean threshold)")
     );
     assert!(
+        md.contains("Reviewer LLM: not known to the harness"),
+        "{md}"
+    );
+    assert!(
         md.contains(&format!("| ROC-AUC | {:.3} |", brute_auc(&pos, &neg))),
         "{md}"
     );

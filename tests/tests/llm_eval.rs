@@ -176,9 +176,12 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
     assert_eq!(conds[1]["condition"], "neutral");
     assert_eq!(conds[1]["nulls_from"], "neutral");
     assert_eq!(conds[0]["pairs"], 1);
-    assert!(fs::read_to_string(out.join("report.md"))
-        .unwrap()
-        .contains("| semtrace | neutral |"));
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| semtrace | neutral |"));
+    assert!(
+        md.contains("Reviewer LLM: `smollm2` at http://127.0.0.1:"),
+        "{md}"
+    );
 
     // Resume: nothing regenerated (the server sees no new tokens), nothing rescored.
     let tokens = srv.metric("llamacpp:prompt_tokens_total");
