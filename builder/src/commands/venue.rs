@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -17,7 +17,7 @@ use semtrace_core::detect::{check_model, review_text, Decoding};
 use semtrace_core::venue::{benjamini_hochberg, holm, p_value_histogram_svg};
 use serde::{Deserialize, Serialize};
 
-use crate::atomic::write_atomic;
+use crate::atomic::{finished_lines, reopen_log, write_atomic};
 use crate::cli::{DecoderArg, DetectArgs, MergeArgs};
 use crate::commands::detect::{read_bundle, read_review};
 use crate::exit::{self, InputError};
@@ -156,17 +156,6 @@ fn read_manifest(
     Ok((jobs, bundles, semtrace_core::sha256_hex(&bytes)))
 }
 
-/// Finished rows of an earlier run (a torn last line from a kill is dropped and redone).
-fn finished(path: &Path) -> Vec<Row> {
-    fs::read_to_string(path)
-        .map(|body| {
-            body.lines()
-                .filter_map(|l| serde_json::from_str::<Row>(l).ok())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 pub fn run(args: &DetectArgs, manifest: &Path) -> Result<i32> {
     let out = args
         .out
@@ -211,7 +200,7 @@ pub fn run(args: &DetectArgs, manifest: &Path) -> Result<i32> {
         checks.insert(path.clone(), check);
     }
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut rows = finished(&lines_path);
+    let mut rows: Vec<Row> = finished_lines(&lines_path);
     if let Some(r) = rows.iter().find(|r| r.manifest_sha256 != manifest_sha) {
         return Err(InputError(format!(
             "{} holds results of another manifest (line {}: {}); use a new --out",
@@ -234,17 +223,7 @@ pub fn run(args: &DetectArgs, manifest: &Path) -> Result<i32> {
             lines_path.display()
         );
     }
-    // Rewrite the finished lines (dropping a torn one) before appending.
-    let mut kept = String::new();
-    for r in &rows {
-        kept.push_str(&serde_json::to_string(r)?);
-        kept.push('\n');
-    }
-    write_atomic(&lines_path, kept.as_bytes())?;
-    let mut file = OpenOptions::new()
-        .append(true)
-        .open(&lines_path)
-        .with_context(|| format!("opening {}", lines_path.display()))?;
+    let mut file = reopen_log(&lines_path, &rows)?;
     let pb = progress::bar(todo.len() as u64, "reviews", args.quiet);
     for job in todo {
         pb.set_message(job.review.display().to_string());

@@ -8,7 +8,7 @@
 //! SVG ROC curve per condition are written from those lines alone.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -20,7 +20,7 @@ use semtrace_core::eval::report::{markdown, roc_file_name, roc_svg};
 use semtrace_core::eval::{summarize, Label, ReviewRecord, SummaryOptions};
 use serde::Deserialize;
 
-use crate::atomic::write_atomic;
+use crate::atomic::{finished_lines, reopen_log, write_atomic};
 use crate::cli::EvalArgs;
 use crate::commands::detect::read_bundle;
 use crate::exit::{self, InputError};
@@ -127,17 +127,6 @@ fn read_manifest(path: &Path) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
-/// Finished lines of an earlier run (a torn last line from a kill is ignored and redone).
-fn finished(path: &Path) -> Result<Vec<ReviewRecord>> {
-    let Ok(body) = fs::read_to_string(path) else {
-        return Ok(Vec::new());
-    };
-    Ok(body
-        .lines()
-        .filter_map(|l| serde_json::from_str::<ReviewRecord>(l).ok())
-        .collect())
-}
-
 pub fn run(a: EvalArgs) -> Result<i32> {
     let lines_path = a.out.join("reviews.jsonl");
     let (jobs, bundles) = match (&a.reviews, &a.papers) {
@@ -158,14 +147,14 @@ pub fn run(a: EvalArgs) -> Result<i32> {
             (jobs, bundles)
         }
         (None, Some(m)) => {
-            let done: HashSet<String> = finished(&lines_path)?.into_iter().map(|r| r.id).collect();
+            let done: HashSet<String> = finished_lines::<ReviewRecord>(&lines_path).into_iter().map(|r| r.id).collect();
             generate::jobs(&a, m, &done)?
         }
         _ => {
             return Err(InputError("give either --reviews MANIFEST (score existing reviews) or --papers MANIFEST (generate them)".into()).into())
         }
     };
-    let mut records = finished(&lines_path)?;
+    let mut records = finished_lines::<ReviewRecord>(&lines_path);
     let done: HashSet<String> = records.iter().map(|r| r.id.clone()).collect();
     let todo: Vec<&Job> = jobs.iter().filter(|j| !done.contains(&j.id)).collect();
     if !done.is_empty() && !a.quiet {
@@ -177,12 +166,7 @@ pub fn run(a: EvalArgs) -> Result<i32> {
         );
     }
     // Rewrite the finished lines (dropping a torn one) before appending.
-    let mut kept = String::new();
-    for r in &records {
-        kept.push_str(&serde_json::to_string(r)?);
-        kept.push('\n');
-    }
-    write_atomic(&lines_path, kept.as_bytes())?;
+    let mut out = reopen_log(&lines_path, &records)?;
     if !todo.is_empty() {
         // The NLI model only when a SemTrace review is left to score.
         let engine = if todo.iter().any(|j| j.icw.is_none()) {
@@ -190,10 +174,6 @@ pub fn run(a: EvalArgs) -> Result<i32> {
         } else {
             None
         };
-        let mut out = OpenOptions::new()
-            .append(true)
-            .open(&lines_path)
-            .with_context(|| format!("opening {}", lines_path.display()))?;
         for (n, j) in todo.iter().enumerate() {
             let text = j.text.as_deref().expect("every job to score has its text");
             let mut rec = ReviewRecord {
