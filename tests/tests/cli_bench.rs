@@ -386,6 +386,18 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
             .to_string();
         manifest.push('\n');
     }
+    // A real human review (of "Attention Is All You Need") against the sample bundle built from
+    // that paper: a null for the calibration (read from ../shared at run time, never committed).
+    let human: Vec<String> = attention_human_review()
+        .split_whitespace()
+        .take(250)
+        .map(str::to_string)
+        .collect();
+    fs::write(home.join("human.txt"), human.join(" ")).unwrap();
+    manifest += &serde_json::json!({"review": "human.txt", "kind": "null-human", "label": 0,
+        "bundle": root().join("tests/fixtures/sample-bundle.json")})
+    .to_string();
+    manifest.push('\n');
     let m = home.join("manifest.jsonl");
     fs::write(&m, manifest).unwrap();
     let cache = home.join("cache");
@@ -410,7 +422,7 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
     };
     let v = run();
     let summary = v["summary"].as_array().unwrap();
-    assert_eq!(summary.len(), 6, "3 safeguards x 2 kinds: {v}");
+    assert_eq!(summary.len(), 9, "3 safeguards x 3 kinds: {v}");
     let tally = |sg: &str, kind: &str| {
         summary
             .iter()
@@ -432,7 +444,7 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
         assert!(n("matched") <= n("observed"));
     }
     // A safeguard only removes support, so it can never add a `both` erasure.
-    for kind in ["positive-compliant", "null-original"] {
+    for kind in ["positive-compliant", "null-original", "null-human"] {
         let none = tally("none", kind)["both"].as_u64().unwrap();
         for sg in ["top-2", "hub-3"] {
             assert!(
@@ -447,12 +459,11 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
         if row["safeguard"] != "none" {
             continue;
         }
-        let file = if row["kind"] == "positive-compliant" {
-            "positive"
-        } else {
-            "null"
+        let (file, bundle) = match row["kind"].as_str().unwrap() {
+            "positive-compliant" => ("positive", llm.join(format!("bundles/{paper}.json"))),
+            "null-original" => ("null", llm.join(format!("bundles/{paper}.json"))),
+            _ => ("human", root().join("tests/fixtures/sample-bundle.json")),
         };
-        let bundle = llm.join(format!("bundles/{paper}.json"));
         let review = home.join(format!("{file}.txt"));
         let o = semtrace(
             &[
@@ -500,24 +511,27 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
         v["bundles_frozen_for_this_model"],
         recorded["model"]["sha256"] == v["sha256"]
     );
-    // Null calibration: the null review, decoded once, scored against 1,000 simulated secrets'
-    // keyed selections; a valid p-value rejects at most at rate alpha (plus sampling noise).
-    let cal = &v["null_calibration"]["kinds"]["null-original"];
-    assert_eq!(cal["reviews"], 1, "{v}");
-    assert_eq!(cal["draws"], 1000);
+    // Null calibration: each null review (LLM-written of the original; human), decoded once,
+    // scored against 1,000 simulated secrets' keyed selections; a valid p-value rejects at most
+    // at rate alpha (plus sampling noise).
+    for kind in ["null-original", "null-human"] {
+        let cal = &v["null_calibration"]["kinds"][kind];
+        assert_eq!(cal["reviews"], 1, "{kind}: {v}");
+        assert_eq!(cal["draws"], 1000);
+        for (i, alpha) in [0.05, 0.01, 0.001].iter().enumerate() {
+            let p = cal["p_at_most"][i].as_u64().unwrap() as f64 / 1000.0;
+            let e = cal["exposed"][i].as_u64().unwrap() as f64 / 1000.0;
+            assert!(
+                e <= p && p <= alpha + 4.0 * (alpha / 1000.0f64).sqrt(),
+                "{kind}: {cal}"
+            );
+        }
+    }
     assert!(v["null_calibration"]["kinds"]
         .get("positive-compliant")
         .is_none());
-    for (i, alpha) in [0.05, 0.01, 0.001].iter().enumerate() {
-        let p = cal["p_at_most"][i].as_u64().unwrap() as f64 / 1000.0;
-        let e = cal["exposed"][i].as_u64().unwrap() as f64 / 1000.0;
-        assert!(
-            e <= p && p <= alpha + 4.0 * (alpha / 1000.0f64).sqrt(),
-            "{cal}"
-        );
-    }
     let cached = fs::read_dir(&cache).unwrap().count();
-    assert_eq!(cached, 2);
+    assert_eq!(cached, 3);
     // A second run reads the cache and gives the same figures.
     assert_eq!(run()["summary"], v["summary"]);
     // Text output: one row per safeguard and kind.
