@@ -81,6 +81,15 @@ pub struct Position {
     pub facts: [Fact; 2],
 }
 
+impl Position {
+    /// Maps a side in the secret-free order of the pair (fact ids sorted) to its stored label,
+    /// and back: the map is its own inverse.
+    pub fn flip_secret_free_order(&self, side: u8) -> u8 {
+        let swapped = self.facts[1].id < self.facts[0].id;
+        u8::from((side == 1) != swapped)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Fact {
     /// Stable fact id within the bundle's fact pool.
@@ -154,10 +163,7 @@ impl Bundle {
         self.positions
             .iter()
             .zip(selection)
-            .map(|(p, &s)| {
-                let swapped = p.facts[1].id < p.facts[0].id;
-                u8::from((s == 1) != swapped)
-            })
+            .map(|(p, &s)| p.flip_secret_free_order(s))
             .collect()
     }
 

@@ -38,12 +38,7 @@ pub fn stated_sides(bundle: &Bundle, decisions: &[Option<u8>]) -> Result<Vec<Opt
         .positions
         .iter()
         .zip(decisions)
-        .map(|(p, d)| {
-            d.map(|b| {
-                let swapped = p.facts[1].id < p.facts[0].id;
-                u8::from((b == 1) != swapped)
-            })
-        })
+        .map(|(p, d)| d.map(|b| p.flip_secret_free_order(b)))
         .collect())
 }
 

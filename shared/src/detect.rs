@@ -551,11 +551,11 @@ pub fn finish(
             }
         }
         decisions.push(d);
-        let assigned = 0; // set below, once the codeword tested is known
+        // `assigned` and `matches` are set below, once the codeword tested is known.
         positions.push(PositionReport {
             index: j,
             slot: pos.slot.clone(),
-            assigned,
+            assigned: 0,
             s0,
             s1,
             decision: match d {
@@ -563,7 +563,7 @@ pub fn finish(
                 Decision::Erased(_) => "?".to_string(),
             },
             erasure: d.erasure(),
-            matches: d.bit().map(|b| b == assigned),
+            matches: None,
             evidence_window: d.bit().and_then(|b| if b == 0 { w0 } else { w1 }),
             best_windows: [w0, w1],
         });

@@ -35,15 +35,10 @@ fn is_pdf(path: &Path) -> bool {
 
 fn codeword_key(secret: Option<&PathBuf>) -> Result<(Vec<u8>, String)> {
     match secret {
-        Some(p) => {
-            let key = fs::read(p).map_err(|e| {
-                InputError(format!("cannot read --secret-file {}: {e}", p.display()))
-            })?;
-            if key.is_empty() {
-                return Err(InputError(format!("--secret-file {} is empty", p.display())).into());
-            }
-            Ok((key, "HMAC-SHA256(venue secret, document SHA-256)".into()))
-        }
+        Some(p) => Ok((
+            crate::commands::recipients::read_secret(p)?,
+            "HMAC-SHA256(venue secret, document SHA-256)".into(),
+        )),
         None => {
             let mut key = vec![0u8; 32];
             getrandom::getrandom(&mut key)

@@ -50,14 +50,20 @@ fn check_key_and_doc(key: &[u8], doc_sha256: &str) -> Result<()> {
 /// in the selection-blind order of [`super::assign::assign`] (lower fact index on side 0).
 pub fn selection_bits(k: usize, key: &[u8], doc_sha256: &str) -> Result<Vec<u8>> {
     check_key_and_doc(key, doc_sha256)?;
+    let mut message = SELECTION_DOMAIN.to_vec();
+    message.extend_from_slice(doc_sha256.to_ascii_lowercase().as_bytes());
+    Ok(keyed_bits(k, key, &message))
+}
+
+/// `k` bits of HMAC-SHA256(key, message ‖ u32-BE(block)) for blocks 0, 1, …, least
+/// significant bit of each byte first.
+fn keyed_bits(k: usize, key: &[u8], message: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(k);
     let mut block = 0u32;
     while out.len() < k {
-        let mut message = SELECTION_DOMAIN.to_vec();
-        message.extend_from_slice(doc_sha256.to_ascii_lowercase().as_bytes());
-        message.extend_from_slice(&block.to_be_bytes());
-        let mac = hmac_sha256(key, &message);
-        for byte in mac {
+        let mut m = message.to_vec();
+        m.extend_from_slice(&block.to_be_bytes());
+        for byte in hmac_sha256(key, &m) {
             for bit in 0..8 {
                 if out.len() < k {
                     out.push((byte >> bit) & 1);
@@ -66,7 +72,7 @@ pub fn selection_bits(k: usize, key: &[u8], doc_sha256: &str) -> Result<Vec<u8>>
         }
         block += 1;
     }
-    Ok(out)
+    out
 }
 
 /// Domain-separation prefixes of per-recipient selections and recipient digests.
@@ -92,22 +98,8 @@ pub fn recipient_selection_bits(
     name: &str,
 ) -> Result<Vec<u8>> {
     check_key_and_doc(key, doc_sha256)?;
-    let base = recipient_message(RECIPIENT_SELECTION_DOMAIN, doc_sha256, name);
-    let mut out = Vec::with_capacity(k);
-    let mut block = 0u32;
-    while out.len() < k {
-        let mut message = base.clone();
-        message.extend_from_slice(&block.to_be_bytes());
-        for byte in hmac_sha256(key, &message) {
-            for bit in 0..8 {
-                if out.len() < k {
-                    out.push((byte >> bit) & 1);
-                }
-            }
-        }
-        block += 1;
-    }
-    Ok(out)
+    let message = recipient_message(RECIPIENT_SELECTION_DOMAIN, doc_sha256, name);
+    Ok(keyed_bits(k, key, &message))
 }
 
 /// The keyed digest that names a recipient in a bundle (32 hex digits): the bundle does not
