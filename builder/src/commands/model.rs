@@ -89,11 +89,7 @@ fn fetch_names() -> Vec<&'static str> {
 }
 
 fn client() -> Result<reqwest::Client> {
-    Ok(reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(30))
-        .read_timeout(Duration::from_secs(120))
-        .user_agent(concat!("semtrace/", env!("CARGO_PKG_VERSION")))
-        .build()?)
+    crate::http::client(Duration::from_secs(30), Some(Duration::from_secs(120)))
 }
 
 /// The wheel's URL from a PEP 503 index page: the `href` whose file name is the pinned wheel,
@@ -324,11 +320,21 @@ impl std::fmt::Display for Permanent {
 impl std::error::Error for Permanent {}
 
 async fn try_download(client: &reqwest::Client, url: &str, quiet: bool) -> Result<Vec<u8>> {
-    let resp = client
-        .get(url)
-        .send()
-        .await
-        .with_context(|| format!("GET {url}"))?;
+    let resp = match client.get(url).send().await {
+        Ok(r) => r,
+        // A refused certificate stays refused: no retries, and say what to do about it.
+        Err(e) if crate::http::is_certificate_problem(&e) => bail!(Permanent(format!(
+            "GET {url}: {}: {}",
+            crate::http::error_chain(&e),
+            crate::http::CERTIFICATE_HINT
+        ))),
+        Err(e) => {
+            return Err(anyhow::anyhow!(
+                "GET {url}: {}",
+                crate::http::error_chain(&e)
+            ))
+        }
+    };
     let status = resp.status();
     if status.is_client_error() {
         bail!(Permanent(format!("GET {url}: HTTP {status}")));
