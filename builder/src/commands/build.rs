@@ -85,6 +85,11 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         )),
         None => None,
     };
+    if args.embedder.is_none() {
+        // Before the models load, so the messages do not cut through a progress bar.
+        stages.finish();
+        crate::commands::model::ensure_default_embedder(&args.embedder_index_url, args.quiet)?;
+    }
     stages.set("loading models", 0, 1);
     let engine = model_store::load(&args.model)?;
     let model = ModelIdentity {
