@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+pub mod coverage;
 pub mod llm;
 pub mod pdfcheck;
 
