@@ -936,7 +936,9 @@ mod tests {
         let toc = |first: usize| {
             page(60, move |i| {
                 let chapter = (first + i) / 5 + 1;
-                ((first + i) % 5 == 0).then(|| (chapter.to_string(), 75.0))
+                (first + i)
+                    .is_multiple_of(5)
+                    .then(|| (chapter.to_string(), 75.0))
             })
         };
         let mut pages = vec![toc(0), toc(60)];
