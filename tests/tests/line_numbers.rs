@@ -13,18 +13,6 @@ fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures/lineno").join(name)
 }
 
-fn extract(path: &Path, home: &Path) -> serde_json::Value {
-    let o = semtrace(&["extract", "--json", path.to_str().unwrap()], home, None);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}: {}",
-        path.display(),
-        stderr(&o)
-    );
-    serde_json::from_slice(&o.stdout).expect("extract --json prints one JSON object")
-}
-
 fn units(v: &serde_json::Value) -> &Vec<serde_json::Value> {
     v["units"].as_array().unwrap()
 }
@@ -66,8 +54,8 @@ fn numbered_pdfs_read_like_their_plain_twins() {
         ("twocol-lineno-switch.pdf", "twocol.pdf", 117),
     ] {
         let (np, pp) = (fixture(numbered), fixture(plain));
-        let n = extract(&np, &home);
-        let p = extract(&pp, &home);
+        let n = extract_json(&np, &home);
+        let p = extract_json(&pp, &home);
         // The fixture really is numbered: poppler reads this many more integer words in it.
         let count_ints = |path: &Path| {
             tokens(&poppler_text(path))
@@ -134,8 +122,8 @@ fn numbered_pdfs_read_like_their_plain_twins() {
 #[test]
 fn numbered_text_reads_like_the_plain_text() {
     let home = temp_dir("lineno-text");
-    let n = extract(&fixture("paper-numbered.txt"), &home);
-    let p = extract(&fixture("paper.txt"), &home);
+    let n = extract_json(&fixture("paper-numbered.txt"), &home);
+    let p = extract_json(&fixture("paper.txt"), &home);
     assert_eq!(n["kind"], "text");
     assert_same_document(&n, &p, "paper-numbered.txt");
     assert_eq!(p["cut"]["heading"], "References");
@@ -173,7 +161,7 @@ fn a_protected_numbered_pdf_reads_the_same() {
     bundle["document"]["pages"] = 2.into();
     let bundle_path = home.join("bundle.json");
     std::fs::write(&bundle_path, serde_json::to_vec(&bundle).unwrap()).unwrap();
-    let before = extract(&pdf, &home);
+    let before = extract_json(&pdf, &home);
     for mode in ["invisible", "tiny"] {
         let out = home.join(format!("protected-{mode}.pdf"));
         let o = semtrace(
@@ -191,7 +179,7 @@ fn a_protected_numbered_pdf_reads_the_same() {
             None,
         );
         assert_eq!(o.status.code(), Some(0), "{mode}: {}", stderr(&o));
-        let after = extract(&out, &home);
+        let after = extract_json(&out, &home);
         assert_eq!(after["title"], before["title"]);
         assert_eq!(after["cut"], before["cut"]);
         assert_eq!(units(&after), units(&before), "{mode}");
@@ -231,7 +219,7 @@ fn a_real_numbered_submission_loses_its_line_numbers() {
     let home = temp_dir("lineno-real");
     let path = home.join("paper.md");
     std::fs::write(&path, text).unwrap();
-    let v = extract(&path, &home);
+    let v = extract_json(&path, &home);
     assert_eq!(v["title"], paper["title"]);
     assert_eq!(v["cut"]["heading"], "References", "{}", v["cut"]);
     let body: Vec<&str> = units(&v)

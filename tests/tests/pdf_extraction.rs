@@ -1,7 +1,7 @@
 //! `semtrace extract` on every real corpus PDF (word coverage against poppler's pdftotext), the
 //! scope cut, bad PDFs, and text input from a corpus review file.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use semtrace_e2e::coverage::{chars, coverage, is_cjk, poppler_text, tokens};
@@ -20,18 +20,6 @@ fn corpus_pdfs() -> Vec<PathBuf> {
     v.sort();
     assert!(v.len() >= 23, "{} corpus PDFs", v.len());
     v
-}
-
-fn extract_json(path: &Path, home: &Path) -> serde_json::Value {
-    let o = semtrace(&["extract", "--json", path.to_str().unwrap()], home, None);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}: {}",
-        path.display(),
-        stderr(&o)
-    );
-    serde_json::from_slice(&o.stdout).expect("extract --json prints one JSON object")
 }
 
 #[test]
