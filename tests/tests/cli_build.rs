@@ -138,7 +138,23 @@ fn offline_build_of_a_real_pdf_is_valid_auditable_and_reproducible() {
         .unwrap()
         .to_lowercase()
         .contains("reference"));
-    assert_eq!(report["priors"]["source"], "none");
+    // Offline with no controls: r_f from the embedded mention model, one per approved fact,
+    // with the features it was computed from.
+    assert_eq!(report["priors"]["source"], "learned");
+    let n_features = report["priors"]["features"].as_array().unwrap().len();
+    let rates: Vec<f64> = cands
+        .iter()
+        .filter(|c| c["kept"] == true)
+        .map(|c| {
+            assert_eq!(c["features"].as_array().unwrap().len(), n_features, "{c}");
+            c["r"].as_f64().unwrap()
+        })
+        .collect();
+    assert!(rates.iter().all(|r| *r > 0.0 && *r < 1.0));
+    assert!(
+        rates.iter().any(|r| (r - rates[0]).abs() > 1e-6),
+        "learned rates should differ between facts"
+    );
     assert_eq!(
         counts.len(),
         7,

@@ -185,6 +185,8 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         candidates: initial,
         refill: &mut refill,
         controls,
+        learned_priors: args.priors == crate::cli::PriorsMode::Learned,
+        controls_prefilter: args.controls_prefilter,
         // Offline candidates are raw sentences of the paper (captions, fragments after headings),
         // the kind the model most often reads as generically entailed; LLM facts are propositions.
         generic_windows: if llm.is_none() && !args.no_generic_gate {

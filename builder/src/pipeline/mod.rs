@@ -17,6 +17,7 @@ use anyhow::Result;
 use semtrace_core::build::assign::{self, AssignParams};
 use semtrace_core::build::codeword::{balanced_codeword, selection_bits};
 use semtrace_core::build::facts::FactAttrs;
+use semtrace_core::build::mention::{self, FactInput, Features, MentionModel, PaperContext};
 use semtrace_core::build::priors::{mention_rate, TAU_MENTION};
 use semtrace_core::build::select::{mmr_select, utility};
 use semtrace_core::build::slots::default_slots;
@@ -105,6 +106,10 @@ pub struct BuildInput<'a> {
     pub refill: &'a mut dyn FnMut(&[EvidenceUnit]) -> Result<Vec<Candidate>>,
     /// (source, controls as (name, text)); None → r = 1/2 for every fact.
     pub controls: Option<(String, Vec<(String, String)>)>,
+    /// Without controls: r_f from the embedded learned mention model (else 1/2).
+    pub learned_priors: bool,
+    /// Score only control windows sharing two content words with the fact (labelling at scale).
+    pub controls_prefilter: bool,
     /// Windows of the generic-mention gate (empty: gate off).
     pub generic_windows: Vec<String>,
     pub codeword_key: Vec<u8>,
@@ -174,6 +179,8 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         candidates,
         refill,
         controls,
+        learned_priors,
+        controls_prefilter,
         generic_windows,
         codeword_key,
         codeword_source,
@@ -237,18 +244,31 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         timings: Vec::new(),
     };
 
+    let mention_model = MentionModel::embedded();
     // Recorded up front so a failed build's report still says which controls it had.
     report.priors = Some(match &controls {
         Some((src, list)) => Priors {
             source: src.clone(),
             controls: list.iter().map(|(n, _)| n.clone()).collect(),
             tau_mention: TAU_MENTION,
+            features: mention::FEATURES.iter().map(|f| f.to_string()).collect(),
             note: format!("r_f from {} selection-only controls, add-one smoothing", list.len()),
+        },
+        None if learned_priors => Priors {
+            source: "learned".into(),
+            controls: Vec::new(),
+            tau_mention: TAU_MENTION,
+            features: mention::FEATURES.iter().map(|f| f.to_string()).collect(),
+            note: format!(
+                "no controls: r_f from the embedded mention model {} ({}); C_co and the behavioural redundancy from the same model",
+                mention_model.version, mention_model.provenance
+            ),
         },
         None => Priors {
             source: "none".into(),
             controls: Vec::new(),
             tau_mention: TAU_MENTION,
+            features: mention::FEATURES.iter().map(|f| f.to_string()).collect(),
             note: "no controls and no LLM: r_f = 1/2 for every fact, so rarity does not inform selection or pairing".into(),
         },
     });
@@ -312,6 +332,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
             gates: g.clone(),
             r: None,
             q: None,
+            features: None,
             utility: None,
             selected_rank: None,
         })
@@ -347,17 +368,62 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     let q: Vec<Vec<f64>> = match &controls {
         Some((_, list)) => {
             let texts: Vec<String> = list.iter().map(|(_, t)| t.clone()).collect();
-            priors::coverage(&nli, &facts_text, &texts, &mut |d, t| {
-                progress("priors", d, t)
-            })?
+            priors::coverage(
+                &nli,
+                &facts_text,
+                &texts,
+                controls_prefilter,
+                &mut |d, t| progress("priors", d, t),
+            )?
         }
         None => vec![Vec::new(); approved.len()],
     };
+    // Mention features of every approved fact: the learned priors' input, and in the report
+    // so that real reviews used as controls become the model's training labels.
+    let unit_index: HashMap<&str, usize> = doc
+        .units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.id.as_str(), i))
+        .collect();
+    let paper_units: Vec<(Option<&str>, &str)> = doc
+        .units
+        .iter()
+        .map(|u| (u.section.as_deref(), u.text.as_str()))
+        .collect();
+    let paper = PaperContext::new(&title, &paper_units);
+    let feats: Vec<Features> = approved
+        .iter()
+        .map(|a| {
+            let at = &a.candidate.attributes;
+            mention::features(
+                &paper,
+                &FactInput {
+                    text: &a.candidate.text,
+                    unit: unit_index
+                        .get(a.candidate.unit.as_str())
+                        .copied()
+                        .unwrap_or(0),
+                    category: &at.category,
+                    importance: at.importance,
+                    naturalness: at.naturalness,
+                },
+            )
+        })
+        .collect();
     lap("priors", &mut timings);
+    let learned = controls.is_none() && learned_priors;
     let attrs: Vec<FactAttrs> = approved
         .iter()
         .zip(&q)
-        .map(|(a, q)| fact_attrs(a, q))
+        .zip(&feats)
+        .map(|((a, q), x)| {
+            if learned {
+                fact_attrs(a, q, mention_model.rate(x), Some(mention_model.gamma))
+            } else {
+                fact_attrs(a, q, mention_rate(q, TAU_MENTION), None)
+            }
+        })
         .collect();
 
     // Selection.
@@ -367,9 +433,10 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         .enumerate()
         .map(|(i, c)| (c.id.as_str(), i))
         .collect();
-    for (a, f) in approved.iter().zip(&attrs) {
+    for ((a, f), x) in approved.iter().zip(&attrs).zip(&feats) {
         let e = &mut entries[index_of[a.candidate.id.as_str()]];
         e.r = Some(f.r);
+        e.features = Some(x.values.clone());
         e.utility = Some(utility(f));
         if !f.q.is_empty() {
             e.q = Some(f.q.clone());
@@ -516,7 +583,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     })
 }
 
-fn fact_attrs(a: &Approved, q: &[f64]) -> FactAttrs {
+fn fact_attrs(a: &Approved, q: &[f64], r: f64, co_gamma: Option<f64>) -> FactAttrs {
     let at = &a.candidate.attributes;
     FactAttrs {
         id: a.candidate.id.clone(),
@@ -525,11 +592,12 @@ fn fact_attrs(a: &Approved, q: &[f64]) -> FactAttrs {
         i: at.importance,
         v: at.verifiability,
         n: at.naturalness,
-        r: mention_rate(q, TAU_MENTION),
+        r,
         q: q.to_vec(),
         category: at.category.clone(),
         sentiment: at.sentiment,
         rating_impact: at.rating_impact,
+        co_gamma,
     }
 }
 
@@ -641,6 +709,10 @@ mod tests {
     }
 
     fn build_with_key(k: usize, key: &[u8]) -> Outcome {
+        build_full(k, key, false)
+    }
+
+    fn build_full(k: usize, key: &[u8], learned_priors: bool) -> Outcome {
         let d = doc();
         let (initial, _) = offline::extract(&d.units, 100);
         let mut embed = bag;
@@ -664,6 +736,8 @@ mod tests {
             candidates: initial,
             refill: &mut refill,
             controls: None,
+            learned_priors,
+            controls_prefilter: false,
             generic_windows: Vec::new(),
             codeword_key: key.to_vec(),
             codeword_source: "test".into(),
@@ -692,6 +766,32 @@ mod tests {
             panic!()
         };
         assert_eq!(bundle.to_json_pretty(), again.to_json_pretty());
+    }
+
+    #[test]
+    fn learned_priors_set_rates_from_the_embedded_model() {
+        let Outcome::Built { report, .. } = build_full(6, b"key", true) else {
+            panic!("expected a bundle")
+        };
+        let priors = report.priors.as_ref().unwrap();
+        assert_eq!(priors.source, "learned");
+        assert_eq!(priors.features.len(), mention::FEATURES.len());
+        let model = MentionModel::embedded();
+        let approved: Vec<_> = report.candidates.iter().filter(|c| c.r.is_some()).collect();
+        assert!(approved.len() >= 12);
+        for c in &approved {
+            let x = Features {
+                values: c
+                    .features
+                    .clone()
+                    .expect("approved candidates carry features"),
+            };
+            // r_f is exactly the shipped model's prediction for the recorded features.
+            assert_eq!(c.r, Some(model.rate(&x)));
+        }
+        let distinct: std::collections::BTreeSet<u64> =
+            approved.iter().map(|c| c.r.unwrap().to_bits()).collect();
+        assert!(distinct.len() > 1, "the model should tell facts apart");
     }
 
     #[test]

@@ -3,10 +3,12 @@
 //! q_{f,k} is the largest NLI entailment of fact f over the 2-sentence windows of control k
 //! (the detector's own windowing, at most 128 windows); r_f = (#{k: q_{f,k} ≥ 0.52} + 1)/(N + 2).
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use semtrace_core::build::lexical::tokens;
 use semtrace_core::nli::{NliPair, NliScorer};
 use semtrace_core::segment;
 
@@ -51,6 +53,7 @@ pub fn coverage(
     nli: &dyn NliScorer,
     facts: &[&str],
     controls: &[String],
+    prefilter: bool,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<Vec<f64>>> {
     let windows: Vec<Vec<String>> = controls
@@ -66,9 +69,21 @@ pub fn coverage(
         .collect();
     let mut pairs = Vec::new();
     let mut owner = Vec::new(); // (fact, control)
+    let window_tokens: Vec<Vec<BTreeSet<String>>> = if prefilter {
+        windows
+            .iter()
+            .map(|ws| ws.iter().map(|w| tokens(w)).collect())
+            .collect()
+    } else {
+        Vec::new()
+    };
     for (f, fact) in facts.iter().enumerate() {
+        let ft = tokens(fact);
         for (k, ws) in windows.iter().enumerate() {
-            for w in ws {
+            for (i, w) in ws.iter().enumerate() {
+                if prefilter && window_tokens[k][i].intersection(&ft).take(2).count() < 2 {
+                    continue;
+                }
                 pairs.push(NliPair {
                     premise: w,
                     hypothesis: fact,

@@ -35,6 +35,9 @@ pub struct CandidateEntry {
     /// Control coverage q_{f,k} (approved candidates, when there are controls).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub q: Option<Vec<f64>>,
+    /// Mention features (approved candidates; names in `priors.features`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub features: Option<Vec<f64>>,
     /// Utility B(f) (approved candidates).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub utility: Option<f64>,
@@ -52,11 +55,13 @@ pub struct GateCount {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Priors {
-    /// "controls-dir", "llm" or "none".
+    /// "controls-dir", "llm", "learned" (embedded mention model) or "none".
     pub source: String,
     pub controls: Vec<String>,
     pub tau_mention: f64,
     pub note: String,
+    /// Names of the per-candidate mention features.
+    pub features: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -259,18 +264,22 @@ pub fn markdown(r: &BuildReport) -> String {
             "\n## Positions\n\nObjective 8A + P + H = {:.3} (A {:.3}, P {:.3}, H {:.3}); matching start {:.3}.\n",
             a.objective.total, a.objective.a, a.objective.p, a.objective.h, a.initial.total
         );
-        let _ = writeln!(s, "| # | slot | bit | selected fact | other side | pair cost | E(sel→other) |\n|---:|---|---:|---|---|---:|---:|");
+        let _ = writeln!(s, "| # | slot | bit | selected fact | other side | pair cost | E(sel→other) | r_f sel / other |\n|---:|---|---:|---|---|---:|---:|---:|");
+        let entry = |id: &str| r.candidates.iter().find(|c| c.candidate.id == id);
+        let rate = |id: &str| {
+            entry(id)
+                .and_then(|c| c.r)
+                .map(|x| format!("{x:.2}"))
+                .unwrap_or_else(|| "–".into())
+        };
         for p in &a.positions {
             let other = &p.facts[1 - p.bit as usize];
-            let other_text = r
-                .candidates
-                .iter()
-                .find(|c| &c.candidate.id == other)
+            let other_text = entry(other)
                 .map(|c| c.candidate.text.as_str())
                 .unwrap_or("");
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} ({}) | {} ({}) | {:.3} | {:.2} |",
+                "| {} | {} | {} | {} ({}) | {} ({}) | {:.3} | {:.2} | {} / {} |",
                 p.index,
                 esc(&p.slot_label),
                 p.bit,
@@ -279,7 +288,9 @@ pub fn markdown(r: &BuildReport) -> String {
                 esc(other_text),
                 other,
                 p.pair_cost,
-                p.implication
+                p.implication,
+                rate(&p.selected),
+                rate(other)
             );
         }
     }

@@ -8,7 +8,8 @@
 //! selection bit s_j picks the side the carrier asks for (the *selected* fact) and the codeword
 //! bit c_j is its label ([`orient`]).
 //! - C_pair(f, g) = 3(|r_f − r_g| + |i_f − i_g| + |n_f − n_g|) + 2·C_co(f, g) + 2·R(f, g) +
-//!   0.2·1[cat_f ≠ cat_g], with C_co from [`super::priors::co_coverage`] at τ_mention and R
+//!   0.2·1[cat_f ≠ cat_g], with C_co from [`super::priors::co_coverage`] at τ_mention (offline: the learned
+//!   [`super::mention::co_mention`]) and R
 //!   from [`super::select::redundancy`]: alternatives of one bit should be equally likely to
 //!   be mentioned spontaneously and should not travel together.
 //! - ρ(a → b) = max(0, E(a → b) − 0.52) / (1 − 0.52), E = NLI P(premise a ⊨ hypothesis b):
@@ -33,6 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use super::facts::FactAttrs;
 use super::matching::min_weight_perfect_matching;
+use super::mention::co_mention;
 use super::priors::{co_coverage, TAU_MENTION};
 use super::rng::Xoshiro256;
 use super::select::redundancy;
@@ -56,9 +58,20 @@ pub const IMPROVE_EPS: f64 = 1e-12;
 /// C_pair(f, g).
 pub fn pair_cost(f: &FactAttrs, g: &FactAttrs) -> f64 {
     PAIR_W_PRIOR * ((f.r - g.r).abs() + (f.i - g.i).abs() + (f.n - g.n).abs())
-        + PAIR_W_CO * co_coverage(&f.q, &g.q, TAU_MENTION)
+        + PAIR_W_CO * co_rate(f, g)
         + PAIR_W_R * redundancy(f, g)
         + PAIR_W_CAT * f64::from(u8::from(f.category != g.category))
+}
+
+/// C_co(f, g): from controls when there are any, else from the learned mention model when
+/// the priors are learned, else 0 (nothing known).
+fn co_rate(f: &FactAttrs, g: &FactAttrs) -> f64 {
+    match (f.co_gamma, g.co_gamma) {
+        (Some(gamma), Some(_)) if f.q.is_empty() && g.q.is_empty() => {
+            co_mention(f.r, g.r, &f.text, &g.text, gamma)
+        }
+        _ => co_coverage(&f.q, &g.q, TAU_MENTION),
+    }
 }
 
 /// ρ for an entailment probability.
@@ -475,6 +488,7 @@ mod tests {
                     category: CATEGORIES[rng.below(CATEGORIES.len() as u64) as usize].into(),
                     sentiment: rng.next_f64() * 2.0 - 1.0,
                     rating_impact: 0.0,
+                    co_gamma: None,
                 }
             })
             .collect();
@@ -635,6 +649,7 @@ mod tests {
             category: category.into(),
             sentiment: 0.0,
             rating_impact: 0.0,
+            co_gamma: None,
         }
     }
 

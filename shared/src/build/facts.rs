@@ -43,4 +43,8 @@ pub struct FactAttrs {
     pub sentiment: f64,
     /// Rating impact in [−1, 1].
     pub rating_impact: f64,
+    /// Some(γ) when r comes from the learned mention model (no controls): the co-mention and
+    /// behavioural-redundancy terms then come from it too ([`super::mention`]).
+    #[serde(default)]
+    pub co_gamma: Option<f64>,
 }

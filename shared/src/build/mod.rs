@@ -12,6 +12,7 @@ pub mod codeword;
 pub mod facts;
 pub mod lexical;
 pub mod matching;
+pub mod mention;
 pub mod priors;
 pub mod rng;
 pub mod select;

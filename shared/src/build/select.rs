@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::facts::FactAttrs;
 use super::lexical::jaccard_lex;
+use super::mention::{co_mention, phi};
 use crate::error::{Error, Result};
 
 /// Utility weights (α_e, α_i, α_v, α_n, α_r).
@@ -49,9 +50,17 @@ pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
     (sxy / (sxx * syy).sqrt()).clamp(-1.0, 1.0)
 }
 
-/// R(f, g) = 0.6·max(0, corr(q_f, q_g)) + 0.4·J_lex(text_f, text_g).
+/// R(f, g) = 0.6·max(0, corr(q_f, q_g)) + 0.4·J_lex(text_f, text_g). Without controls but
+/// with learned priors, corr is the φ of the two predicted mention indicators
+/// ([`super::mention`]).
 pub fn redundancy(f: &FactAttrs, g: &FactAttrs) -> f64 {
-    BETA_CORR * pearson(&f.q, &g.q).max(0.0) + BETA_LEX * jaccard_lex(&f.text, &g.text)
+    let corr = match (f.co_gamma, g.co_gamma) {
+        (Some(gamma), Some(_)) if f.q.is_empty() && g.q.is_empty() => {
+            phi(f.r, g.r, co_mention(f.r, g.r, &f.text, &g.text, gamma))
+        }
+        _ => pearson(&f.q, &g.q),
+    };
+    BETA_CORR * corr.max(0.0) + BETA_LEX * jaccard_lex(&f.text, &g.text)
 }
 
 /// One greedy MMR step, kept for the build report.
@@ -132,6 +141,7 @@ mod tests {
             category: "method".into(),
             sentiment: 0.0,
             rating_impact: 0.0,
+            co_gamma: None,
         }
     }
 
@@ -153,6 +163,25 @@ mod tests {
         assert_eq!(pearson(&[0.3; 5], &[0.1, 0.2, 0.3, 0.4, 0.5]), 0.0);
         assert!((pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]) - 1.0).abs() < 1e-12);
         assert!((pearson(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]) + 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn learned_priors_make_alike_facts_redundant() {
+        let learned = |id: &str, text: &str| FactAttrs {
+            co_gamma: Some(3.0),
+            ..fact(id, text, 0.9, 0.3, vec![])
+        };
+        let a = learned("a", "sparse routing halves inference cost");
+        let b = learned("b", "sparse routing halves inference cost on ImageNet");
+        let c = learned("c", "the dataset has ten thousand images");
+        // Alike wording: lifted co-mention, positive φ on top of J_lex.
+        let lex = BETA_LEX * jaccard_lex(&a.text, &b.text);
+        assert!(redundancy(&a, &b) > lex + 0.1);
+        // Unrelated wording: independence, φ = 0, R is J_lex alone (0 here).
+        assert_eq!(redundancy(&a, &c), 0.0);
+        // Without the learned model nothing behavioural is known.
+        let plain = fact("b", &b.text, 0.9, 0.3, vec![]);
+        assert!((redundancy(&fact("a", &a.text, 0.9, 0.3, vec![]), &plain) - lex).abs() < 1e-15);
     }
 
     #[test]
