@@ -1,5 +1,5 @@
 //! Offline `semtrace build --protect` over every corpus PDF (papers/ and papers-with-reviews/):
-//! at least 18 of the 20 papers/ PDFs must produce a bundle, every failure's report must name the
+//! at least 17 of the 20 papers/ PDFs must produce a bundle, every failure's report must name the
 //! gate that starved it, and every protected copy must pass the third-party reader checks
 //! (pdftotext and pdf.js read the carrier exactly, pdftoppm renders every page pixel-identical,
 //! qpdf reports nothing new, `inspect` finds the carrier and none in the original). A PDF that
@@ -238,7 +238,11 @@ fn offline_build_and_protect_every_corpus_pdf() {
             "{name}: unexpected exit {code:?}"
         );
     }
-    assert!(ok >= 18, "only {ok} of 20 corpus papers built offline");
+    // 17: 015 (Chinese CNKI file) never built; since the reviewer-fact gate (2026-11-26), 025
+    // (item2vec: 23 of 24 facts) and 037 (patches: 22 of 24) lose facts a reviewer would
+    // not state ("To this end, ...", "these methods", fused headings) and fall short of 2K. Short
+    // papers are a separate item of issue 23; no gate is relaxed for them.
+    assert!(ok >= 17, "only {ok} of 20 corpus papers built offline");
 
     // The protected copies, checked by third-party readers.
     let donor = rows

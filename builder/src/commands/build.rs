@@ -349,7 +349,8 @@ fn summary_text(r: &pipeline::report::BuildReport, out: &Path, built: bool) -> S
 fn from_llm(c: RawCandidate) -> Candidate {
     Candidate {
         id: String::new(),
-        text: c.text,
+        // An LLM may still write "we"/"our"; the source-NLI premise gets the same rewrite.
+        text: pipeline::voice::rewrite(&c.text),
         quote: c.quote,
         unit: c.unit,
         origin: c.origin,

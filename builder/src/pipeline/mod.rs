@@ -7,7 +7,9 @@ pub mod gates;
 pub mod offline;
 pub mod priors;
 pub mod report;
+pub mod reviewer_facts;
 pub mod scoring;
+pub mod voice;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -126,6 +128,7 @@ pub enum Outcome {
 
 fn thresholds() -> serde_json::Value {
     serde_json::json!({
+        "reviewer_fact_rules": reviewer_facts::Rule::ALL.map(reviewer_facts::Rule::name),
         "words": [gates::MIN_WORDS, gates::MAX_WORDS],
         "min_quote_words": gates::MIN_QUOTE_WORDS,
         "tau_source": gates::TAU_SOURCE,

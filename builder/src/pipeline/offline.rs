@@ -3,10 +3,12 @@
 //! A candidate is a declarative sentence (or a `;`-separated clause) of the body that can stand
 //! alone: ending in a full stop (its length is the structure gate's business), not opening with a word that needs the previous
 //! sentence ("This", "They", "However", ...), and free of figure/table/equation references,
-//! citations, URLs and heavy mathematics. First-person authorial voice is rewritten to the
-//! third person ("We propose" → "The authors propose"), which is how a reviewer states it; the
+//! citations, URLs and heavy mathematics. The authors' voice is rewritten into a reviewer's
+//! ("We propose" → "The paper proposes", "our model" → "the proposed model"; `voice`), and the
+//! opener is judged on the rewrite, so "In this paper, we propose X" becomes a candidate; the
 //! supporting quotation stays the verbatim source sentence, and the source-NLI gate checks the
-//! rewrite.
+//! rewrite. The `reviewer_facts` rules are applied by the first gate (so the report shows what
+//! they dropped); candidates they exclude do not count towards the initial pass.
 //!
 //! Heuristic attributes (documented so the report can be audited):
 //! - importance i: by section — abstract/introduction/conclusion 0.7, method/approach/model 0.6,
@@ -33,6 +35,7 @@
 use semtrace_core::segment;
 
 use super::candidate::{Attributes, Candidate};
+use super::{reviewer_facts, voice};
 use crate::source::EvidenceUnit;
 
 /// Sentence openings that point back to earlier text.
@@ -278,8 +281,9 @@ const CATEGORY_RULES: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// Extract offline candidates. `initial` bounds the first pass; the rest is returned as the
-/// refill reserve, in rank order.
+/// Extract offline candidates. `initial` bounds the first pass (not counting candidates the
+/// `reviewer_facts` rules exclude: they enter it so the report records them, but take no place
+/// of a fact); the rest is returned as the refill reserve, in rank order.
 pub fn extract(units: &[EvidenceUnit], initial: usize) -> (Vec<Candidate>, Vec<Candidate>) {
     let mut per_unit: Vec<Vec<(f64, Candidate)>> = Vec::new();
     for unit in units {
@@ -317,7 +321,22 @@ pub fn extract(units: &[EvidenceUnit], initial: usize) -> (Vec<Candidate>, Vec<C
         tier.sort_by(|a, b| b.0.total_cmp(&a.0));
         ranked.extend(tier.into_iter().map(|(_, c)| c.clone()));
     }
-    let rest = ranked.split_off(initial.min(ranked.len()));
+    let sections: std::collections::HashMap<&str, Option<&str>> = units
+        .iter()
+        .map(|u| (u.id.as_str(), u.section.as_deref()))
+        .collect();
+    let mut eligible = 0;
+    let cut = ranked
+        .iter()
+        .position(|c| {
+            let section = sections.get(c.unit.as_str()).copied().flatten();
+            if reviewer_facts::check(&c.text, &c.quote, section).is_none() {
+                eligible += 1;
+            }
+            eligible > initial
+        })
+        .unwrap_or(ranked.len());
+    let rest = ranked.split_off(cut);
     (ranked, rest)
 }
 
@@ -356,37 +375,6 @@ fn has_any(words: &[String], list: &[&str]) -> usize {
     words.iter().filter(|w| list.contains(&w.as_str())).count()
 }
 
-/// Rewrite authorial first person to the third person, as a reviewer would put it.
-pub fn third_person(text: &str) -> String {
-    let mut out = Vec::new();
-    for w in text.split(' ') {
-        let (core, tail) = split_trailing_punct(w);
-        let rep = match core {
-            "We" => Some("The authors"),
-            "we" => Some("the authors"),
-            "Our" => Some("The authors'"),
-            "our" => Some("the authors'"),
-            "us" => Some("the authors"),
-            _ => None,
-        };
-        match rep {
-            Some(r) => out.push(format!("{r}{tail}")),
-            None => out.push(w.to_string()),
-        }
-    }
-    out.join(" ")
-}
-
-fn split_trailing_punct(w: &str) -> (&str, &str) {
-    let end = w
-        .char_indices()
-        .rev()
-        .find(|(_, c)| c.is_alphanumeric())
-        .map(|(i, c)| i + c.len_utf8())
-        .unwrap_or(0);
-    w.split_at(end)
-}
-
 fn unwanted(text: &str, lower: &str) -> bool {
     const MARKERS: &[&str] = &[
         "figure",
@@ -415,13 +403,10 @@ fn unwanted(text: &str, lower: &str) -> bool {
         "arxiv",
         "doi",
         "@",
-        "this paper",
-        "this work",
         "below",
         "above",
         "following",
         "as follows",
-        "here we",
         "in this section",
     ];
     if MARKERS.iter().any(|m| lower.contains(m)) {
@@ -452,12 +437,16 @@ fn candidate_from(sentence: &str, unit: &EvidenceUnit) -> Option<Candidate> {
         return None;
     }
     let lower = s.to_lowercase();
-    let opener = lower
+    // The opener is judged after the voice rewrite: "In this paper, we propose" opens with "The".
+    let text = voice::rewrite(s);
+    let opener = text
+        .to_lowercase()
         .split_whitespace()
         .next()
         .unwrap_or("")
-        .trim_matches(|c: char| !c.is_alphanumeric());
-    if DEPENDENT_OPENERS.contains(&opener) || unwanted(s, &lower) {
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_string();
+    if DEPENDENT_OPENERS.contains(&opener.as_str()) || unwanted(s, &lower) {
         return None;
     }
     // Captions and list labels ("Setup: ...") are not statements.
@@ -465,7 +454,6 @@ fn candidate_from(sentence: &str, unit: &EvidenceUnit) -> Option<Candidate> {
         return None;
     }
     let words = words_lower(s);
-    let text = third_person(s);
     Some(Candidate {
         id: String::new(),
         text,
@@ -592,7 +580,7 @@ mod tests {
         assert_eq!(c.len(), 1, "{c:?}");
         assert!(c[0]
             .text
-            .starts_with("The authors propose a new network architecture"));
+            .starts_with("The paper proposes a new network architecture"));
         assert!(c[0].quote.starts_with("We propose a new network"));
         assert!(!c[0].quote.ends_with('.'));
         assert_eq!(c[0].attributes.category, "method");
@@ -639,5 +627,28 @@ mod tests {
         ids.sort();
         assert_eq!(ids, ["p1.u0", "p1.u1", "p1.u2"]);
         assert_eq!(rest.len(), 3);
+    }
+
+    #[test]
+    fn self_reference_frames_become_the_paper_and_exclusions_take_no_initial_place() {
+        let good = "In this paper, we propose a retrieval model that ranks passages with a learned sparse index of terms.";
+        // Excluded by the reviewer-fact rules (an acknowledgement): it still enters the first pass,
+        // so the report shows why it was dropped, but it does not use up the one place there.
+        let thanks = "We thank the anonymous reviewers of the conference for their insightful comments on an earlier draft.";
+        let u = unit(&format!("{thanks} {good}"), "Introduction");
+        let (first, rest) = extract(&[u], 1);
+        assert!(rest.is_empty(), "{rest:?}");
+        let texts: Vec<&str> = first.iter().map(|c| c.text.as_str()).collect();
+        assert!(texts.contains(
+            &"The paper proposes a retrieval model that ranks passages with a learned sparse index of terms."
+        ), "{texts:?}");
+        assert!(
+            texts.iter().any(|t| t.starts_with("The authors thank")),
+            "{texts:?}"
+        );
+        let quotes: Vec<&str> = first.iter().map(|c| c.quote.as_str()).collect();
+        assert!(quotes
+            .iter()
+            .any(|q| q.starts_with("In this paper, we propose")));
     }
 }
