@@ -42,7 +42,7 @@ node scripts/wasm-smoke.mjs "$GLUE" "$BG" >/dev/null || { say "the wasm-bindgen 
 # slower in chromium (a fast run of three ~1,000-word reviews: 10.7 s -> 16.5 s, same machine and
 # hour), and before binaryen 116 (Debian bookworm ships 108) it corrupts wasm-bindgen's externref table.
 
-cp web/index.html web/style.css web/app.js web/worker.js "$STAGE/"
+cp web/index.html web/chair.html web/style.css web/app.js web/chair.js web/team.js web/pairing.js web/worker.js "$STAGE/"
 touch "$STAGE/.nojekyll" # serve pkg/ files verbatim on GitHub Pages
 for f in model.onnx tokenizer.json config.json; do
   [ -f "$MODEL_DIR/$f" ] || { say "missing $MODEL_DIR/$f"; exit 1; }

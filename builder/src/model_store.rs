@@ -329,7 +329,12 @@ pub fn register(
         fs::remove_dir_all(&target)?;
     }
     let kept = tmp.keep();
-    fs::rename(&kept, &target)
-        .with_context(|| format!("moving the model into {}", target.display()))?;
+    if let Err(e) = fs::rename(&kept, &target) {
+        // No stray copy either (another process may have registered the name meanwhile).
+        let _ = fs::remove_dir_all(&kept);
+        return Err(
+            anyhow::Error::new(e).context(format!("moving the model into {}", target.display()))
+        );
+    }
     Ok(target)
 }

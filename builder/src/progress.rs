@@ -20,6 +20,19 @@ pub fn bar(total: u64, what: &str, quiet: bool) -> ProgressBar {
     pb
 }
 
+/// A download bar: bytes so far of `total` (0 when the server did not say), speed and time left.
+pub fn bytes(total: u64, what: &str, quiet: bool) -> ProgressBar {
+    let pb = bar(total, what, quiet);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} ({eta})",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    pb
+}
+
 /// One bar per pipeline stage: a new stage name finishes the previous bar and starts the next.
 pub struct Stages {
     quiet: bool,

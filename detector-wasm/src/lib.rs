@@ -54,6 +54,33 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     semtrace_core::sha256_hex(bytes)
 }
 
+/// A venue's corrections over many reviews' p-values, the CLI's `detect --manifest` figures:
+/// `{holm, bh}`, each in the input order (Holm's adjusted p-values for the family-wise error
+/// rate, Benjamini–Hochberg q-values for the false discovery rate).
+#[derive(Serialize)]
+struct Adjusted {
+    holm: Vec<f64>,
+    bh: Vec<f64>,
+}
+
+#[wasm_bindgen(js_name = adjustPValues)]
+pub fn adjust_p_values(p: Vec<f64>) -> Result<JsValue, JsError> {
+    if let Some(x) = p.iter().find(|x| !(0.0..=1.0).contains(*x)) {
+        return Err(js_err(format!("not a p-value: {x}")));
+    }
+    let a = Adjusted {
+        holm: semtrace_core::venue::holm(&p),
+        bh: semtrace_core::venue::benjamini_hochberg(&p),
+    };
+    serde_wasm_bindgen::to_value(&a).map_err(js_err)
+}
+
+/// The venue summary's SVG histogram of p-values (the CLI's `p-values.svg`).
+#[wasm_bindgen(js_name = pValueHistogramSvg)]
+pub fn p_value_histogram_svg(p: Vec<f64>, bins: usize) -> String {
+    semtrace_core::venue::p_value_histogram_svg(&p, bins)
+}
+
 /// What the page shows about a bundle before any detection.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -5,7 +5,8 @@
 //           detect: [{ name, bundle, review, decoder, repeat, query }],   // full runs, report JSON read back;
 //                                                   // query: appended to the page URL ("?workers=2")
 //           bad: { corruptBundle, bundle, otherModelBundle },     // bad-input messages
-//           stall: { bundle, review } }   // a 2-worker run whose helper is wedged (busy) mid-page
+//           stall: { bundle, review },   // a 2-worker run whose helper is wedged (busy) mid-page
+//           chair: { folder, files: [paths] } }   // the chair's page: a folder chosen, then loose files with a manifest
 // The static server is our own (node:http) so every request the page makes is seen and logged.
 import { readFileSync, writeFileSync, mkdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -187,6 +188,61 @@ if (cfg.stall) {
     stall.workersReady = await page.evaluate(() => Number(document.body.dataset.workersReady || 0));
   }
   out.stall = stall;
+  await ctx.close();
+}
+
+// The chair's page: rows of the results table as the page shows them, one evidence table opened.
+async function chairRun(page, choose) {
+  const before = await page.evaluate(() => document.body.dataset.chairDone || "");
+  await choose();
+  await page.waitForFunction(() => document.body.dataset.paired !== undefined, null, { timeout: TIMEOUT });
+  const paired = await page.evaluate(() => ({
+    rows: Number(document.body.dataset.paired),
+    problems: Number(document.getElementById("pairing").dataset.problems || 0),
+    text: document.getElementById("pairing").textContent,
+  }));
+  if (!(await page.isDisabled("#run"))) {
+    await page.click("#run");
+    await page.waitForFunction((b) => (document.body.dataset.chairDone || "") !== b, before, { timeout: TIMEOUT });
+  }
+  const rows = await page.$$eval("#results-table tbody tr:not(.evidence-row)", (rs) => rs.map((r) => ({
+    review: r.dataset.review, status: r.dataset.status, verdict: r.dataset.verdict || null,
+    cells: [...r.querySelectorAll("td")].map((c) => c.textContent),
+  })));
+  const summary = await page.textContent("#results-summary");
+  return { paired, rows, summary };
+}
+
+if (cfg.chair) {
+  const { ctx, page } = await newPage({ acceptDownloads: true });
+  await page.goto(url + "chair.html");
+  const model = await waitModel(page);
+  const chair = { model };
+  chair.folder = await chairRun(page, () => page.setInputFiles("#folder", cfg.chair.folder));
+  // The first checked row's evidence: each position's fact beside the passage that stated it.
+  const button = page.locator("#results-table tbody tr[data-status=done] button").first();
+  if (await button.count()) {
+    await button.click();
+    chair.evidence = await page.$$eval("#results-table tr.evidence-row:not([hidden]) table.evidence tbody tr", (rs) =>
+      rs.map((r) => [...r.querySelectorAll("th, td")].map((c) => c.textContent)));
+  }
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#download-jsonl")]);
+  chair.jsonl = readFileSync(await download.path(), "utf8");
+  const shot = path.join(cfg.artifacts, "browser-chair.png");
+  await page.screenshot({ path: shot, fullPage: true });
+  chair.screenshot = shot;
+  if (cfg.axe) {
+    await page.route("**/__test/axe.js", (r) =>
+      r.fulfill({ status: 200, contentType: "text/javascript", body: readFileSync(cfg.axe) }));
+    await page.addScriptTag({ url: url + "__test/axe.js" });
+    chair.violations = await page.evaluate(async () => {
+      const r = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+    });
+  }
+  // Loose files with a manifest: the manifest decides, a line pointing to nothing is listed.
+  chair.manifest = await chairRun(page, () => page.setInputFiles("#files", cfg.chair.files));
+  out.chair = chair;
   await ctx.close();
 }
 

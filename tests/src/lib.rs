@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+pub mod coverage;
 pub mod llm;
 pub mod pdfcheck;
 
@@ -241,4 +242,17 @@ pub fn corpus_review_texts() -> Vec<String> {
                 .collect::<Vec<_>>()
         })
         .collect()
+}
+
+/// `semtrace extract --json PATH`: the evidence units and scope cut, asserted to succeed.
+pub fn extract_json(path: &Path, home: &Path) -> serde_json::Value {
+    let o = semtrace(&["extract", "--json", path.to_str().unwrap()], home, None);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}: {}",
+        path.display(),
+        stderr(&o)
+    );
+    serde_json::from_slice(&o.stdout).expect("extract --json prints one JSON object")
 }

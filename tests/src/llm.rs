@@ -29,7 +29,8 @@ pub fn http_get(port: u16, path: &str) -> std::io::Result<(u16, String)> {
     Ok((status, body))
 }
 
-fn free_port() -> u16 {
+/// A port on 127.0.0.1 that was free a moment ago (for test servers).
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

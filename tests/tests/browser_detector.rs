@@ -13,6 +13,14 @@ use serde_json::Value;
 
 const BUNDLE: &str = "tests/fixtures/sample-bundle.json";
 
+/// One browser run at a time: the stall test times a wedged helper against the lead's own pace,
+/// which a second chromium on the same cores would distort.
+static BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_browser() -> std::sync::MutexGuard<'static, ()> {
+    BROWSER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn site() -> PathBuf {
     let p = root().join("target/site");
     assert!(
@@ -128,6 +136,7 @@ fn assert_same_report(native: &Value, page: &Value, what: &str) {
 
 #[test]
 fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explained() {
+    let _browser = one_browser();
     let site = site();
     let dir = temp_dir("browser");
     let review_text = attention_human_review();
@@ -355,4 +364,236 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
             && msg.contains("SHA-256"),
         "{msg}"
     );
+}
+
+/// The chair's page (web/chair.html): a folder chosen at once is paired by name and by folder,
+/// a bundle for another model is refused on its row, the checked rows equal the venue batch
+/// (`semtrace detect --manifest`) for the same reviews — verdicts, exact p-values, Holm and BH —
+/// each position shows its fact beside the review passage that stated it, and loose files with a
+/// manifest follow the manifest, naming the line that points to nothing.
+#[test]
+fn chair_page_checks_a_folder_as_the_venue_batch_does() {
+    let _browser = one_browser();
+    let site = site();
+    let dir = temp_dir("browser-chair");
+    let venue = dir.join("venue");
+    fs::create_dir_all(venue.join("old")).unwrap();
+    let fx = root().join("tests/fixtures");
+    fs::copy(fx.join("sample-bundle.json"), venue.join("sample.json")).unwrap();
+    // sample-1: the fixture review that states the copy's facts; sample-2: a real human review
+    // of the same paper written without the copy.
+    fs::copy(fx.join("sample-review.md"), venue.join("sample-1.md")).unwrap();
+    fs::write(venue.join("sample-2.md"), attention_human_review()).unwrap();
+    // A frozen bundle of another model (llm-reviews), paired by its folder, refused on its row.
+    let llm = shared().join("corpus/llm-reviews");
+    fs::copy(
+        llm.join("bundles/001-word2vec-efficient-estimation.json"),
+        venue.join("old/bundle.json"),
+    )
+    .unwrap();
+    let null =
+        fs::read_to_string(llm.join("reviews/001-word2vec-efficient-estimation.null.txt")).unwrap();
+    let short: Vec<&str> = null.split_whitespace().take(200).collect();
+    fs::write(venue.join("old/review.txt"), short.join(" ")).unwrap();
+    fs::write(venue.join("notes.pdf"), b"%PDF-1.4 not a review").unwrap();
+
+    // The venue batch on the same two reviews, fast decoder as the page's default.
+    let manifest = dir.join("cli.jsonl");
+    fs::write(
+        &manifest,
+        "{\"review\": \"venue/sample-1.md\", \"bundle\": \"venue/sample.json\"}\n\
+         {\"review\": \"venue/sample-2.md\", \"bundle\": \"venue/sample.json\"}\n",
+    )
+    .unwrap();
+    let cli_out = dir.join("cli-out");
+    let o = semtrace(
+        &[
+            "detect",
+            "--manifest",
+            manifest.to_str().unwrap(),
+            "--out",
+            cli_out.to_str().unwrap(),
+            "--decoder",
+            "fast",
+        ],
+        &dir,
+        None,
+    );
+    assert!(
+        o.status.code() == Some(1),
+        "the venue batch flags the sample review (exit 1): {}",
+        stderr(&o)
+    );
+    let cli: Vec<Value> = fs::read_to_string(cli_out.join("venue.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let native_first = detect_report(BUNDLE, &venue.join("sample-1.md"), "fast", &dir);
+
+    // Loose files with a manifest whose second line names a missing review.
+    let loose = dir.join("loose");
+    fs::create_dir_all(&loose).unwrap();
+    fs::copy(venue.join("sample-1.md"), loose.join("sample-1.md")).unwrap();
+    fs::copy(venue.join("sample.json"), loose.join("sample.json")).unwrap();
+    fs::write(
+        loose.join("venue.jsonl"),
+        "{\"review\": \"sample-1.md\", \"bundle\": \"sample.json\"}\n\
+         {\"review\": \"missing.md\", \"bundle\": \"sample.json\"}\n",
+    )
+    .unwrap();
+
+    let out = drive(
+        &dir,
+        serde_json::json!({
+            "site": site,
+            "chromium": chromium(),
+            "playwright": playwright(),
+            "base": "/semtrace/",
+            "artifacts": artifacts(),
+            "axe": test_env().join("node/node_modules/axe-core/axe.min.js"),
+            "chair": {
+                "folder": venue,
+                "files": [loose.join("venue.jsonl"), loose.join("sample-1.md"), loose.join("sample.json")],
+            },
+        }),
+    );
+    let chair = &out["chair"];
+    assert_eq!(chair["model"]["ready"], "true", "{chair}");
+
+    // Pairing: two reviews by name, one by folder; the PDF ignored with a note.
+    let folder = &chair["folder"];
+    assert_eq!(folder["paired"]["rows"], 3, "{folder}");
+    assert_eq!(folder["paired"]["problems"], 0, "{folder}");
+    let text = folder["paired"]["text"].as_str().unwrap();
+    assert!(
+        text.contains("2 by name") && text.contains("1 by folder"),
+        "{text}"
+    );
+    assert!(text.contains("notes.pdf"), "{text}");
+    let rows = folder["rows"].as_array().unwrap();
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["review"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("no row for {name}: {folder}"))
+    };
+    let old = row("old/review.txt");
+    assert_eq!(old["status"], "error", "{old}");
+    assert!(
+        old["cells"].to_string().contains("built for the model"),
+        "{old}"
+    );
+    assert!(
+        folder["summary"]
+            .as_str()
+            .unwrap()
+            .contains("2 review(s) checked, 1 could not be"),
+        "{folder}"
+    );
+
+    // The checked rows equal the CLI's venue batch.
+    let page: Vec<Value> = chair["jsonl"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(page.len(), 2, "{page:?}");
+    for c in &cli {
+        let name = Path::new(c["review"].as_str().unwrap())
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
+        let p = page
+            .iter()
+            .find(|p| p["review"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("page lacks {name}: {page:?}"));
+        for key in [
+            "verdict",
+            "k",
+            "observed",
+            "matched",
+            "eligible",
+            "p_value_exact",
+            "decoder",
+            "flag_fwer",
+            "flag_fdr",
+        ] {
+            assert_eq!(p[key], c[key], "{name}: {key}");
+        }
+        for key in ["p_value", "holm_p", "bh_q"] {
+            let (x, y) = (p[key].as_f64().unwrap(), c[key].as_f64().unwrap());
+            assert!(
+                (x - y).abs() <= 1e-12 * y.max(1e-300),
+                "{name} {key}: page {x}, CLI {y}"
+            );
+        }
+        assert_eq!(row(name)["verdict"], c["verdict"]);
+    }
+    assert_eq!(row("sample-1.md")["verdict"], "exposed", "{folder}");
+
+    // Evidence of the first checked row (sample-1): each decided position shows the fact it was
+    // read as stating, beside the window the CLI names as its evidence.
+    let evidence = chair["evidence"].as_array().expect("evidence table");
+    let bundle: Value =
+        serde_json::from_str(&fs::read_to_string(venue.join("sample.json")).unwrap()).unwrap();
+    assert_eq!(evidence.len(), 12, "{evidence:?}");
+    let mut checked = 0;
+    for p in native_first["positions"].as_array().unwrap() {
+        let Some(d) = p["decision"].as_str().and_then(|d| d.parse::<usize>().ok()) else {
+            continue;
+        };
+        let i = p["index"].as_u64().unwrap() as usize;
+        let cells: Vec<&str> = evidence[i]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        let fact = bundle["positions"][i]["facts"][d]["text"].as_str().unwrap();
+        let w = p["evidence_window"].as_u64().unwrap() as usize;
+        let window = native_first["windows"][w]["text"].as_str().unwrap();
+        assert!(
+            cells[4].starts_with(fact),
+            "position {i}: fact cell {:?}, bundle fact {fact:?}",
+            cells[4]
+        );
+        assert_eq!(cells[5], format!("“{window}”"), "position {i}");
+        checked += 1;
+    }
+    assert!(
+        checked >= 6,
+        "only {checked} decided positions in the sample review"
+    );
+    assert_eq!(chair["violations"], serde_json::json!([]), "{chair}");
+
+    // Loose files and a manifest: its one good line runs, the missing review is named.
+    let m = &chair["manifest"];
+    assert_eq!(m["paired"]["rows"], 1, "{m}");
+    assert_eq!(m["paired"]["problems"], 1, "{m}");
+    assert!(
+        m["paired"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("venue.jsonl line 2: review \"missing.md\" points to no dropped file"),
+        "{m}"
+    );
+    assert_eq!(m["rows"][0]["verdict"], "exposed", "{m}");
+
+    // Nothing but the page's own files was requested.
+    let origin = out["origin"].as_str().unwrap();
+    for r in out["requests"].as_array().unwrap() {
+        let url = r["url"].as_str().unwrap();
+        assert!(
+            url.starts_with(&format!("{origin}/"))
+                || url.starts_with("blob:")
+                || url.starts_with("data:"),
+            "request to another origin: {url}"
+        );
+        assert!(
+            r["postData"].as_str().unwrap().is_empty(),
+            "a request carried a body: {url}"
+        );
+    }
 }

@@ -52,7 +52,7 @@ fn codeword_key(secret: Option<&PathBuf>) -> Result<(Vec<u8>, String)> {
 pub const MAX_K: usize = 48;
 
 pub fn run(args: BuildArgs) -> Result<i32> {
-    if args.k < 2 || args.k % 2 != 0 || args.k > MAX_K {
+    if args.k < 2 || !args.k.is_multiple_of(2) || args.k > MAX_K {
         return Err(InputError(format!(
             "--k {}: K must be even, at least 2 and at most {MAX_K}",
             args.k
@@ -85,6 +85,11 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         )),
         None => None,
     };
+    if args.embedder.is_none() {
+        // Before the models load, so the messages do not cut through a progress bar.
+        stages.finish();
+        crate::commands::model::ensure_default_embedder(&args.embedder_index_url, args.quiet)?;
+    }
     stages.set("loading models", 0, 1);
     let engine = model_store::load(&args.model)?;
     let model = ModelIdentity {

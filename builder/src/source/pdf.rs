@@ -21,6 +21,7 @@ use pdf_extract::{
     Dictionary, Document, MediaBox, Object, ObjectId, OutputDev, OutputError, Stream, Transform,
 };
 
+use super::line_numbers;
 use super::normalize::expand_ligatures;
 use super::SourceError;
 
@@ -67,14 +68,18 @@ pub struct Page {
     /// Whitespace glyphs (x, baseline, size): invisible, yet they join a row with any text later
     /// drawn at their height, so the carrier's placement keeps clear of them too.
     pub blanks: Vec<(f64, f64, f64)>,
+    /// Margin line numbers of a review copy (top to bottom), kept out of `lines` so that they do
+    /// not run into the text; still drawn text, so placement keeps clear of them.
+    pub numbers: Vec<Line>,
 }
 
 impl Page {
-    /// The page's full text: lines in reading order, then rotated text.
+    /// The page's full text: lines in reading order, then margin line numbers, then rotated text.
     pub fn text(&self) -> String {
         let mut s: String = self
             .lines
             .iter()
+            .chain(&self.numbers)
             .map(|l| l.text.as_str())
             .collect::<Vec<_>>()
             .join("\n");
@@ -86,9 +91,29 @@ impl Page {
     }
 }
 
+/// A page as drawn, before layout: layout waits until every page is read, because margin line
+/// numbers are recognised across the document (a sparse page has too few of its own).
+#[derive(Debug, Clone, Default)]
+struct RawPage {
+    glyphs: Vec<Glyph>,
+    rotated: String,
+    blanks: Vec<(f64, f64, f64)>,
+    /// Media box (llx, lly, urx, ury).
+    media: (f64, f64, f64, f64),
+}
+
+impl RawPage {
+    fn left(&self) -> f64 {
+        self.media.0
+    }
+    fn width(&self) -> f64 {
+        (self.media.2 - self.media.0).abs().max(1.0)
+    }
+}
+
 #[derive(Default)]
 struct Collector {
-    pages: Vec<Page>,
+    pages: Vec<RawPage>,
     glyphs: Vec<Glyph>,
     rotated: Vec<Glyph>,
     media: (f64, f64, f64, f64),
@@ -112,7 +137,6 @@ impl OutputDev for Collector {
 
     fn end_page(&mut self) -> Result<(), OutputError> {
         self.open = false;
-        let (llx, lly, urx, ury) = self.media;
         let glyphs = std::mem::take(&mut self.glyphs);
         let mut rotated = std::mem::take(&mut self.rotated);
         // Rotated text, kept in drawing order, words split on explicit spaces and jumps.
@@ -133,13 +157,11 @@ impl OutputDev for Collector {
             .filter(|g| g.text.trim().is_empty())
             .map(|g| (g.x, g.y, g.size))
             .collect();
-        let lines = layout(glyphs, (urx - llx).abs().max(1.0), llx);
-        self.pages.push(Page {
-            height: (ury - lly).abs(),
-            bottom: lly.min(ury),
-            lines,
+        self.pages.push(RawPage {
+            glyphs,
             rotated: rot,
             blanks,
+            media: self.media,
         });
         Ok(())
     }
@@ -832,7 +854,7 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
         }
         // Keep page numbering aligned even when a page failed half-way.
         if collector.pages.len() == before {
-            collector.pages.push(Page::default());
+            collector.pages.push(RawPage::default());
         }
     }
     if failed_pages == page_count {
@@ -840,15 +862,81 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
             "none of the {page_count} pages could be read (unreadable objects or content streams)"
         )));
     }
-    Ok(collector.pages)
+    Ok(lay_out_pages(collector.pages))
+}
+
+/// Drop margin line numbers from every page's glyphs (keeping them as [`Page::numbers`]), then
+/// lay the rest out into lines.
+fn lay_out_pages(raw: Vec<RawPage>) -> Vec<Page> {
+    let found = quietly(|| {
+        let inputs: Vec<(&[Glyph], f64, f64)> = raw
+            .iter()
+            .map(|p| (p.glyphs.as_slice(), p.left(), p.width()))
+            .collect();
+        line_numbers::find_in_pdf(&inputs)
+    })
+    .unwrap_or_else(|| vec![Vec::new(); raw.len()]);
+    raw.into_iter()
+        .zip(found)
+        .map(|(p, numbers)| {
+            let (left, width) = (p.left(), p.width());
+            let (_, lly, _, ury) = p.media;
+            let mut drop = vec![false; p.glyphs.len()];
+            for n in &numbers {
+                for &i in &n.glyphs {
+                    if let Some(d) = drop.get_mut(i) {
+                        *d = true;
+                    }
+                }
+            }
+            let glyphs: Vec<Glyph> = p
+                .glyphs
+                .into_iter()
+                .zip(drop)
+                .filter(|(_, d)| !d)
+                .map(|(g, _)| g)
+                .collect();
+            Page {
+                height: (ury - lly).abs(),
+                bottom: lly.min(ury),
+                // Layout used to run inside the page's guarded extraction: a panic there still
+                // costs only this page's lines.
+                lines: quietly(|| layout(glyphs, width, left)).unwrap_or_default(),
+                rotated: p.rotated,
+                blanks: p.blanks,
+                numbers: numbers
+                    .into_iter()
+                    .map(|n| Line {
+                        text: n.text,
+                        x0: n.x0,
+                        x1: n.x1,
+                        y: n.y,
+                        size: n.size,
+                        column: Column::Full,
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 /// Group glyphs into rows by baseline (greedy, in y order). Each row's baseline is that of its
 /// largest glyphs, so super/subscripts join the line they belong to.
-fn rows(mut glyphs: Vec<Glyph>) -> Vec<Vec<Glyph>> {
-    glyphs.sort_by(|a, b| b.y.total_cmp(&a.y));
-    let mut rows: Vec<(f64, f64, Vec<Glyph>)> = Vec::new(); // (baseline, size, glyphs)
-    for g in glyphs {
+fn rows(glyphs: Vec<Glyph>) -> Vec<Vec<Glyph>> {
+    let rows = row_indices(&glyphs);
+    let mut slots: Vec<Option<Glyph>> = glyphs.into_iter().map(Some).collect();
+    rows.into_iter()
+        .map(|r| r.into_iter().filter_map(|i| slots[i].take()).collect())
+        .collect()
+}
+
+/// [`rows`] as indices into `glyphs`.
+pub fn row_indices(glyphs: &[Glyph]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..glyphs.len()).collect();
+    order.sort_by(|&a, &b| glyphs[b].y.total_cmp(&glyphs[a].y));
+    let mut rows: Vec<(f64, f64, Vec<usize>)> = Vec::new(); // (baseline, size, glyphs)
+    for i in order {
+        let g = &glyphs[i];
         if let Some((y, size, row)) = rows.last_mut() {
             let tol = 0.45 * size.max(g.size);
             if (*y - g.y).abs() <= tol {
@@ -856,11 +944,11 @@ fn rows(mut glyphs: Vec<Glyph>) -> Vec<Vec<Glyph>> {
                     *y = g.y;
                     *size = g.size;
                 }
-                row.push(g);
+                row.push(i);
                 continue;
             }
         }
-        rows.push((g.y, g.size, vec![g]));
+        rows.push((g.y, g.size, vec![i]));
     }
     rows.into_iter().map(|(_, _, r)| r).collect()
 }
@@ -985,30 +1073,30 @@ pub fn detect_gutter(rows: &[Vec<(f64, f64)>], page_left: f64, width: f64) -> Op
     two.then_some(x)
 }
 
+/// The x extents of a row's runs of text: glyph boxes merged across word gaps (under 0.8 em),
+/// in x order.
+pub fn row_spans<'a>(row: impl Iterator<Item = &'a Glyph>) -> Vec<(f64, f64)> {
+    let mut boxes: Vec<(f64, f64, f64)> = row
+        .filter(|g| !g.text.trim().is_empty())
+        .map(|g| (g.x, g.x + g.w.max(0.1), g.size))
+        .collect();
+    boxes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut merged: Vec<(f64, f64)> = Vec::new();
+    for (a, b, size) in boxes {
+        match merged.last_mut() {
+            Some(last) if a - last.1 < 0.8 * size => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    merged
+}
+
 /// Lay a page's glyphs out into lines in reading order.
 pub fn layout(glyphs: Vec<Glyph>, width: f64, page_left: f64) -> Vec<Line> {
     let prelim = rows(glyphs);
     // Per row, the x extents of its runs of text: glyph boxes merged across word gaps (under
     // 0.8 em), so a full-width line crosses the gutter and two columns stay apart.
-    let spans: Vec<Vec<(f64, f64)>> = prelim
-        .iter()
-        .map(|r| {
-            let mut boxes: Vec<(f64, f64, f64)> = r
-                .iter()
-                .filter(|g| !g.text.trim().is_empty())
-                .map(|g| (g.x, g.x + g.w.max(0.1), g.size))
-                .collect();
-            boxes.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let mut merged: Vec<(f64, f64)> = Vec::new();
-            for (a, b, size) in boxes {
-                match merged.last_mut() {
-                    Some(last) if a - last.1 < 0.8 * size => last.1 = last.1.max(b),
-                    _ => merged.push((a, b)),
-                }
-            }
-            merged
-        })
-        .collect();
+    let spans: Vec<Vec<(f64, f64)>> = prelim.iter().map(|r| row_spans(r.iter())).collect();
     // Rows in much smaller type than the page's text (a hidden carrier, fine print) take no part
     // in finding the gutter: a block of them spanning the page must not undo two columns.
     let row_size = |r: &Vec<Glyph>| {

@@ -1,6 +1,7 @@
 //! Plain text / Markdown → blocks: paragraphs split on blank lines; Markdown headings (`#`) and
 //! standalone numbered or named headings ("3 Method", "References") set the section.
 
+use super::line_numbers::strip_text;
 use super::normalize::{expand_ligatures, join_lines, squash_spaces};
 use super::units::{is_heading_text, is_page_number, Block};
 
@@ -22,6 +23,7 @@ fn strip_line_number(s: &str) -> &str {
 /// Split text into blocks (page 1).
 pub fn blocks(text: &str) -> (Option<String>, Vec<Block>) {
     let text = expand_ligatures(&text.replace("\r\n", "\n"));
+    let text = strip_text(&text).unwrap_or(text);
     let mut out = Vec::new();
     let mut title = None;
     let mut para: Vec<&str> = Vec::new();

@@ -502,6 +502,7 @@ mod tests {
                 ],
                 rotated: String::new(),
                 blanks: Vec::new(),
+                numbers: Vec::new(),
             })
             .collect();
         let r = running_lines(&pages);

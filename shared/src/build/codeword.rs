@@ -116,7 +116,7 @@ pub fn recipient_digest(key: &[u8], doc_sha256: &str, name: &str) -> Result<Stri
 /// Balanced 0/1 codeword of length `k` (even, ≥ 2) for the document with SHA-256 hex digest
 /// `doc_sha256` (64 hex digits, any case) under `key` (non-empty).
 pub fn balanced_codeword(k: usize, key: &[u8], doc_sha256: &str) -> Result<Vec<u8>> {
-    if k < 2 || k % 2 != 0 {
+    if k < 2 || !k.is_multiple_of(2) {
         return Err(Error::bundle(format!(
             "codeword length must be even and at least 2, got {k}"
         )));

@@ -29,7 +29,7 @@ const NONE: usize = usize::MAX;
 /// programming errors of the caller, not input data errors.
 pub fn min_weight_perfect_matching(n: usize, cost: &[Vec<f64>]) -> Vec<(usize, usize)> {
     assert!(
-        n % 2 == 0,
+        n.is_multiple_of(2),
         "perfect matching needs an even number of nodes, got {n}"
     );
     if n == 0 {

@@ -55,7 +55,7 @@ impl BertConfig {
                 c.hidden_act
             )));
         }
-        if c.num_attention_heads == 0 || c.hidden_size % c.num_attention_heads != 0 {
+        if c.num_attention_heads == 0 || !c.hidden_size.is_multiple_of(c.num_attention_heads) {
             return Err(Error::model(
                 "hidden_size is not a multiple of num_attention_heads",
             ));
