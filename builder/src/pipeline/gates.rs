@@ -428,6 +428,7 @@ mod tests {
             quote: quote.into(),
             unit: "p1.u1".into(),
             origin: "test".into(),
+            source: "sentence".into(),
             attributes: Attributes {
                 importance: 0.5,
                 verifiability: 0.5,
