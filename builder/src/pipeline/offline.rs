@@ -779,7 +779,7 @@ fn independent(s: &str) -> bool {
             COORDINATORS,
             &[
                 "that", "whether", "how", "what", "not", "also", "only", "even", "so", "more",
-                "less",
+                "less", "none", "neither", "either", "others", "former", "latter", "same",
             ],
         ]
         .iter()
@@ -1130,8 +1130,10 @@ fn caption_statement(s: &str) -> bool {
         .min()
         .unwrap_or(raw_lower.len());
     let words: Vec<String> = words_lower(&raw_lower[..main_len]);
+    // "We compare ..." states a setup; "... on the relations we use" is a noun phrase.
     let states = words
         .windows(2)
+        .take(2)
         .any(|w| w[0] == "we" && w[1].chars().all(char::is_alphabetic))
         || words.iter().any(|w| CAPTION_VERBS.contains(&w.as_str()));
     states
@@ -1433,6 +1435,10 @@ mod tests {
                  employs a wellengineered combination of patch-extracted representation and a \
                  cascade of kernels (possibly some neural tangent kernels).";
         assert!(split_clauses(s).is_empty(), "{:?}", split_clauses(s));
+        // "none" leans on what came before: no clause of its own.
+        assert!(!independent(
+            "none have thus far guaranteed convergence with zero optimality gap"
+        ));
         // A list "A, B, and C" is not a clause boundary.
         let s = "The model is trained on the Google News corpus, the Wikipedia dump of 2014, \
                  and the English Gigaword corpus with the same vocabulary of words.";
