@@ -1,6 +1,8 @@
 //! Offline `semtrace build --protect` over every corpus PDF (papers/ and papers-with-reviews/):
-//! at least 18 of the 20 papers/ PDFs must produce a bundle, every failure's report must name the
-//! gate that starved it, and every protected copy must pass the third-party reader checks
+//! every PDF with a text layer must produce a bundle (015, the Chinese CNKI file, is the one
+//! allowed failure: no gate is relaxed for it, and its report must name the gate that starved it),
+//! every report must count the candidates per source (sentence, clause, caption, table) and how
+//! many of each passed the gates, and every protected copy must pass the third-party reader checks
 //! (pdftotext and pdf.js read the carrier exactly, pdftoppm renders every page pixel-identical,
 //! qpdf reports nothing new, `inspect` finds the carrier and none in the original). A PDF that
 //! does not build is still protected, with a test-only bundle (another paper's positions under
@@ -125,6 +127,48 @@ fn protect_and_check(
     (line, failed.then(|| format!("{name}: {c:?}")))
 }
 
+/// The report's per-source counts: present, one row per (source, pass), adding up to the
+/// candidate list and its approvals, each candidate naming its source. Returns the table cell.
+fn check_source_counts(name: &str, r: &serde_json::Value) -> String {
+    let rows = r["source_counts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name}: report.json has no source_counts"));
+    let cands = r["candidates"].as_array().unwrap();
+    let sum = |f: &str| rows.iter().map(|x| x[f].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum("candidates"), cands.len() as u64, "{name}: {rows:?}");
+    let kept = cands.iter().filter(|c| c["kept"] == true).count() as u64;
+    assert_eq!(sum("passed"), kept, "{name}: {rows:?}");
+    for c in cands {
+        let s = c["source"].as_str().unwrap_or_default();
+        assert!(
+            ["sentence", "clause", "caption", "table"].contains(&s),
+            "{name}: offline candidate {} has source {s:?}",
+            c["id"]
+        );
+    }
+    for x in rows {
+        let (s, pass) = (x["source"].as_str().unwrap(), x["pass"].as_str().unwrap());
+        assert!(["initial", "refill"].contains(&pass), "{name}: {x}");
+        let n = cands
+            .iter()
+            .filter(|c| c["source"] == s && (c["origin"] == "offline-refill") == (pass == "refill"))
+            .count() as u64;
+        assert_eq!(x["candidates"].as_u64(), Some(n), "{name}: {x}");
+    }
+    rows.iter()
+        .map(|x| {
+            let refill = if x["pass"] == "refill" { "+r" } else { "" };
+            format!(
+                "{}{refill} {}/{}",
+                x["source"].as_str().unwrap(),
+                x["passed"],
+                x["candidates"]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[test]
 fn offline_build_and_protect_every_corpus_pdf() {
     let pdfs = pdfs_in(&shared().join("corpus/papers"));
@@ -182,8 +226,15 @@ fn offline_build_and_protect_every_corpus_pdf() {
     let mut rows = Arc::try_unwrap(rows).unwrap().into_inner().unwrap();
     rows.sort_by(|a, b| a.1.cmp(&b.1));
     println!(
-        "\n{:<42} {:>4} {:>6} {:>6} {:>6}  {:<10} {:>6}  note",
-        "paper", "exit", "cands", "appr", "units", "cut page", "secs"
+        "\n{:<42} {:>4} {:>6} {:>6} {:>6}  {:<10} {:>6}  {:<44} note",
+        "paper",
+        "exit",
+        "cands",
+        "appr",
+        "units",
+        "cut page",
+        "secs",
+        "passed/candidates per source"
     );
     let mut ok = 0;
     for (_, name, code, report, secs, err) in &rows {
@@ -199,6 +250,7 @@ fn offline_build_and_protect_every_corpus_pdf() {
         });
         let units = get(&|r| r["document"]["units"].as_u64().map(|u| u.to_string()));
         let cut = get(&|r| r["document"]["cut"]["page"].as_u64().map(|p| p.to_string()));
+        let sources = r.map(|r| check_source_counts(name, r)).unwrap_or_default();
         let note = match code {
             Some(0) => {
                 if pdfs
@@ -227,7 +279,7 @@ fn offline_build_and_protect_every_corpus_pdf() {
             other => format!("exit {other:?}: {}", err.lines().last().unwrap_or_default()),
         };
         println!(
-            "{name:<42} {:>4} {cands:>6} {appr:>6} {units:>6}  {cut:<10} {secs:>6.1}  {note}",
+            "{name:<42} {:>4} {cands:>6} {appr:>6} {units:>6}  {cut:<10} {secs:>6.1}  {sources:<44} {note}",
             code.unwrap_or(-1)
         );
     }
@@ -238,7 +290,21 @@ fn offline_build_and_protect_every_corpus_pdf() {
             "{name}: unexpected exit {code:?}"
         );
     }
-    assert!(ok >= 18, "only {ok} of 20 corpus papers built offline");
+    // Every text-layer PDF builds: 19 of the 20 papers/ PDFs (015, the Chinese CNKI file, fails
+    // with its starving gate named above) and every papers-with-reviews/ PDF. Short papers (025
+    // item2vec, 037 patches) reach 2K through clause, caption and table candidates (issue 23),
+    // with no gate relaxed.
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.2 != Some(0))
+        .map(|r| r.1.as_str())
+        .collect();
+    assert_eq!(
+        failed,
+        ["015-cn-mutual-info-ir-2013"],
+        "only 015 (Chinese) may fail to build offline"
+    );
+    assert_eq!(ok, 19, "only {ok} of 20 corpus papers built offline");
 
     // The protected copies, checked by third-party readers.
     let donor = rows

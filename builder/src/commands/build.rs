@@ -300,6 +300,15 @@ fn summary_text(r: &pipeline::report::BuildReport, out: &Path, built: bool) -> S
         .collect();
     let n = r.gate_counts.first().map(|g| g.entered).unwrap_or(0);
     let _ = writeln!(s, "gates:    {n} candidates; {}", gates.join(", "));
+    let sources: Vec<String> = r
+        .source_counts
+        .iter()
+        .map(|c| {
+            let pass = if c.pass == "initial" { "" } else { " (refill)" };
+            format!("{}{pass} {}/{}", c.source, c.passed, c.candidates)
+        })
+        .collect();
+    let _ = writeln!(s, "sources:  passed/candidates: {}", sources.join(", "));
     if let Some(p) = &r.priors {
         let _ = writeln!(s, "priors:   {}", p.note);
     }
@@ -356,10 +365,12 @@ fn summary_text(r: &pipeline::report::BuildReport, out: &Path, built: bool) -> S
 fn from_llm(c: RawCandidate) -> Candidate {
     Candidate {
         id: String::new(),
-        text: c.text,
+        // An LLM may still write "we"/"our"; the source-NLI premise gets the same rewrite.
+        text: pipeline::voice::rewrite(&c.text),
         quote: c.quote,
         unit: c.unit,
         origin: c.origin,
+        source: "llm".into(),
         attributes: Attributes {
             importance: c.importance,
             verifiability: c.verifiability,

@@ -29,5 +29,9 @@ pub struct Candidate {
     pub unit: String,
     /// "offline", "offline-refill", "llm-initial", "llm-supplemental", "llm-refill".
     pub origin: String,
+    /// What in the source produced it: "sentence", "clause" (a self-contained clause of a long
+    /// sentence), "caption" (a figure caption's statement), "table" (a table caption's
+    /// statement) offline, "llm" in LLM mode. The report counts candidates per source.
+    pub source: String,
     pub attributes: Attributes,
 }

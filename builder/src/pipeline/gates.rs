@@ -1,11 +1,15 @@
 //! The frozen candidate gates, in order, each recording why a candidate was kept or dropped.
 //!
+//! 0. reviewer fact: not something a reviewer would state (acknowledgement, front matter, author
+//!    contributions, citation fragment, figure debris, authorial directive, question, needs the
+//!    previous sentence); rules and reasons in `reviewer_facts`;
 //! 1. structure: 12–35 words, a quotation of at least 5 words, a known unit;
 //! 2. quote: the quotation occurs in the retained source (whitespace, line-end hyphenation and
 //!    ligatures normalised, nothing else);
 //! 3. neutrality: |sentiment| ≤ 0.35 and |rating impact| ≤ 0.35;
 //! 4. source NLI: entailment ≥ 0.68 with the local source window (the sentences holding the
-//!    quotation plus one on each side, authorial "we" put in the third person) as premise;
+//!    quotation plus one on each side, put in the reviewer's voice by `voice::rewrite` as facts
+//!    are) as premise;
 //! 5. near-duplicate: sentence-embedding cosine ≥ 0.99 with a better-ranked survivor;
 //! 6. semantic duplicate: bidirectional NLI entailment ≥ 0.75 together with lexical
 //!    Jaccard ≥ 0.35 with a better-ranked survivor;
@@ -27,7 +31,7 @@ use semtrace_core::{quote, segment};
 use serde::Serialize;
 
 use super::candidate::Candidate;
-use super::scoring;
+use super::{reviewer_facts, scoring, voice};
 use crate::source::EvidenceUnit;
 
 pub const MIN_WORDS: usize = 12;
@@ -45,6 +49,7 @@ pub const TAU_GENERIC_MENTION: f64 = 0.52;
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
 pub enum Gate {
+    ReviewerFact,
     Structure,
     Quote,
     Neutrality,
@@ -55,7 +60,8 @@ pub enum Gate {
 }
 
 impl Gate {
-    pub const ALL: [Gate; 7] = [
+    pub const ALL: [Gate; 8] = [
+        Gate::ReviewerFact,
         Gate::Structure,
         Gate::Quote,
         Gate::Neutrality,
@@ -67,6 +73,7 @@ impl Gate {
 
     pub fn name(self) -> &'static str {
         match self {
+            Gate::ReviewerFact => "reviewer-fact",
             Gate::Structure => "structure",
             Gate::Quote => "quote",
             Gate::Neutrality => "neutrality",
@@ -137,14 +144,16 @@ impl<'a> Source<'a> {
             .find_map(|i| quote::find(&self.normalized[i], q).map(|r| (i, r)))
     }
 
-    /// The local source window: the sentences overlapping the quotation, plus one either side,
-    /// in the third person as facts are ("we propose" → "the authors propose"), so the NLI model
-    /// judges content rather than the change of voice.
-    fn window(&self, unit: usize, range: (usize, usize)) -> String {
-        super::offline::third_person(&self.window_text(unit, range))
+    /// Section heading of the cited unit, if it is known.
+    fn section(&self, cited: &str) -> Option<&str> {
+        let u = *self.by_id.get(cited)?;
+        self.units[u].section.as_deref()
     }
 
-    fn window_text(&self, unit: usize, range: (usize, usize)) -> String {
+    /// The local source window: the sentences overlapping the quotation, plus one either side,
+    /// each in the reviewer's voice as facts are ("we propose" → "the paper proposes"), so the NLI
+    /// model judges content rather than the change of voice.
+    fn window(&self, unit: usize, range: (usize, usize)) -> String {
         let text = &self.normalized[unit];
         let sents = segment::sentences(text);
         let hit: Vec<usize> = sents
@@ -154,13 +163,13 @@ impl<'a> Source<'a> {
             .map(|(i, _)| i)
             .collect();
         let (Some(&a), Some(&b)) = (hit.first(), hit.last()) else {
-            return text.clone();
+            return voice::rewrite_text(text);
         };
         let lo = a.saturating_sub(1);
         let hi = (b + 1).min(sents.len() - 1);
         sents[lo..=hi]
             .iter()
-            .map(|s| s.text.as_str())
+            .map(|s| voice::rewrite(&s.text))
             .collect::<Vec<_>>()
             .join(" ")
     }
@@ -196,10 +205,14 @@ pub fn run(
             duplicate_of: None,
         })
         .collect();
-    // 1–3: cheap gates.
+    // 0–3: cheap gates.
     let mut windows: Vec<Option<String>> = vec![None; cands.len()];
     for (i, c) in cands.iter().enumerate() {
         let rec = &mut recs[i];
+        if let Some(x) = reviewer_facts::check(&c.text, &c.quote, source.section(&c.unit)) {
+            drop(rec, Gate::ReviewerFact, x.reason());
+            continue;
+        }
         let words = quote::word_count(&c.text);
         let qwords = quote::word_count(&c.quote);
         if !(MIN_WORDS..=MAX_WORDS).contains(&words) {
@@ -415,6 +428,7 @@ mod tests {
             quote: quote.into(),
             unit: "p1.u1".into(),
             origin: "test".into(),
+            source: "sentence".into(),
             attributes: Attributes {
                 importance: 0.5,
                 verifiability: 0.5,

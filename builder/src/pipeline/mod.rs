@@ -7,7 +7,9 @@ pub mod gates;
 pub mod offline;
 pub mod priors;
 pub mod report;
+pub mod reviewer_facts;
 pub mod scoring;
+pub mod voice;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -131,6 +133,7 @@ pub enum Outcome {
 
 fn thresholds() -> serde_json::Value {
     serde_json::json!({
+        "reviewer_fact_rules": reviewer_facts::Rule::ALL.map(reviewer_facts::Rule::name),
         "words": [gates::MIN_WORDS, gates::MAX_WORDS],
         "min_quote_words": gates::MIN_QUOTE_WORDS,
         "tau_source": gates::TAU_SOURCE,
@@ -233,6 +236,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         k,
         thresholds: thresholds(),
         gate_counts: Vec::new(),
+        source_counts: Vec::new(),
         refill: None,
         priors: None,
         selection: Vec::new(),
@@ -348,14 +352,16 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
             stage: "gates".into(),
             starving_gate: starving,
             message: format!(
-                "only {} of {} candidates passed the gates after refill; {need} (2K) are needed{}",
+                "only {} of {} candidates passed the gates after refill; {need} (2K) are needed{}{}",
                 approved.len(),
                 all.len(),
                 starving
                     .map(|g| format!("; the gate that removed the most was `{}`", g.name()))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                cjk_note(&doc.units)
             ),
         });
+        report.source_counts = report::source_counts(&entries);
         report.candidates = entries;
         report.timings = timings;
         return Ok(Outcome::Failed {
@@ -575,12 +581,41 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     };
     bundle.validate()?;
     report.status = "ok".into();
+    report.source_counts = report::source_counts(&entries);
     report.candidates = entries;
     report.timings = timings;
     Ok(Outcome::Built {
         bundle: Box::new(bundle),
         report: Box::new(report),
     })
+}
+
+/// For a failed build: a note when the body is mostly Chinese, Japanese or Korean, which the
+/// offline extractor (English sentences) and the English NLI model cannot read.
+fn cjk_note(units: &[EvidenceUnit]) -> String {
+    let (mut cjk, mut letters) = (0usize, 0usize);
+    for c in units.iter().flat_map(|u| u.text.chars()) {
+        if c.is_alphabetic() {
+            letters += 1;
+            let cp = u32::from(c);
+            if (0x3040..=0x30ff).contains(&cp)
+                || (0x3400..=0x9fff).contains(&cp)
+                || (0xac00..=0xd7af).contains(&cp)
+                || (0xf900..=0xfaff).contains(&cp)
+            {
+                cjk += 1;
+            }
+        }
+    }
+    if letters > 0 && cjk * 100 >= letters * 30 {
+        format!(
+            "; the text is mostly Chinese, Japanese or Korean ({}% of its letters), and offline \
+             extraction and the NLI model read English only",
+            cjk * 100 / letters
+        )
+    } else {
+        String::new()
+    }
 }
 
 fn fact_attrs(a: &Approved, q: &[f64], r: f64, co_gamma: Option<f64>) -> FactAttrs {

@@ -53,6 +53,68 @@ pub struct GateCount {
     pub dropped: usize,
 }
 
+/// How many candidates one source gave in one pass, and how many of them passed every gate and
+/// were selected. `source`: "sentence", "clause", "caption", "table" (offline) or "llm"; `pass`:
+/// "initial" or "refill" (the targeted refill over uncovered units).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SourceCount {
+    pub source: String,
+    pub pass: String,
+    pub candidates: usize,
+    pub passed: usize,
+    pub selected: usize,
+}
+
+/// Candidates sources in report order (offline kinds first, then "llm", then any other).
+const SOURCE_ORDER: &[&str] = &["sentence", "clause", "caption", "table", "llm"];
+
+/// Per-source counts of the candidate entries, one row per (source, pass) that gave candidates.
+pub fn source_counts(entries: &[CandidateEntry]) -> Vec<SourceCount> {
+    let mut rows: Vec<SourceCount> = Vec::new();
+    for e in entries {
+        let source = e.candidate.source.clone();
+        let pass = if e.candidate.origin.ends_with("refill") {
+            "refill"
+        } else {
+            "initial"
+        };
+        let i = match rows
+            .iter()
+            .position(|r| r.source == source && r.pass == pass)
+        {
+            Some(i) => i,
+            None => {
+                rows.push(SourceCount {
+                    source,
+                    pass: pass.into(),
+                    candidates: 0,
+                    passed: 0,
+                    selected: 0,
+                });
+                rows.len() - 1
+            }
+        };
+        let r = &mut rows[i];
+        r.candidates += 1;
+        r.passed += usize::from(e.gates.kept);
+        r.selected += usize::from(e.selected_rank.is_some());
+    }
+    let rank = |s: &str| {
+        SOURCE_ORDER
+            .iter()
+            .position(|x| *x == s)
+            .unwrap_or(SOURCE_ORDER.len())
+    };
+    rows.sort_by(|a, b| {
+        (rank(&a.source), &a.source, a.pass != "initial").cmp(&(
+            rank(&b.source),
+            &b.source,
+            b.pass != "initial",
+        ))
+    });
+    rows
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Priors {
     /// "controls-dir", "llm", "learned" (embedded mention model) or "none".
@@ -164,6 +226,8 @@ pub struct BuildReport {
     pub k: usize,
     pub thresholds: serde_json::Value,
     pub gate_counts: Vec<GateCount>,
+    /// Candidates per source and pass, and how many passed the gates and were selected.
+    pub source_counts: Vec<SourceCount>,
     pub refill: Option<String>,
     pub priors: Option<Priors>,
     pub selection: Vec<SelectionEntry>,
@@ -258,6 +322,17 @@ pub fn markdown(r: &BuildReport) -> String {
     for g in &r.gate_counts {
         let _ = writeln!(s, "| {} | {} | {} |", g.gate.name(), g.entered, g.dropped);
     }
+    let _ = writeln!(
+        s,
+        "\n## Candidates per source\n\n| source | pass | candidates | passed gates | selected |\n|---|---|---:|---:|---:|"
+    );
+    for c in &r.source_counts {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            c.source, c.pass, c.candidates, c.passed, c.selected
+        );
+    }
     if let Some(a) = &r.assignment {
         let _ = writeln!(
             s,
@@ -304,7 +379,7 @@ pub fn markdown(r: &BuildReport) -> String {
             );
         }
     }
-    let _ = writeln!(s, "\n## Candidates\n\n| id | unit | origin | outcome | e | fact |\n|---|---|---|---|---:|---|");
+    let _ = writeln!(s, "\n## Candidates\n\n| id | unit | origin | source | outcome | e | fact |\n|---|---|---|---|---|---:|---|");
     for c in &r.candidates {
         let outcome = if let Some(rank) = c.selected_rank {
             format!("selected #{rank}")
@@ -329,10 +404,11 @@ pub fn markdown(r: &BuildReport) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             c.candidate.id,
             c.gates.unit,
             c.candidate.origin,
+            c.candidate.source,
             esc(&outcome),
             e,
             esc(&c.candidate.text)

@@ -1,0 +1,1369 @@
+//! Would a reviewer state this? Exclusion rules run before every other gate, on offline and LLM
+//! candidates alike (gate `reviewer-fact`).
+//!
+//! A fact is worth carrying only if a reviewer would naturally say it about the paper, alone,
+//! in a review. Measured on real papers, the other gates let through acknowledgements, author
+//! footnotes, reference-list fragments, figure debris, definitions in the paper's own voice and
+//! sentences that lean on the previous one. One function per rule; each returns the words that
+//! triggered it, and the build report records `rule: evidence` as the drop reason.
+//!
+//! What the rules see: the fact text (for offline candidates already in the reviewer's voice, see
+//! `voice`), and for the rules about what the source is (acknowledgement, front matter, author
+//! contributions) also the quotation and the cited unit's section heading. Rules about how the
+//! fact is phrased (directives, questions, context) look at the fact text only: an LLM may
+//! rephrase "It achieves 28.4 BLEU" into a self-contained fact.
+//!
+//! Deliberately kept: "The paper proposes X" (the voice rewrite of "This paper proposes X" / "In
+//! this paper, we propose X"): "the paper" is what a reviewer says. "Thanks to X, ..." (causal),
+//! "supported by experiments", "There are six layers" (existential "there"), in-sentence
+//! pronouns ("the recommendations they produce"), and comparative "those of".
+
+use serde::Serialize;
+
+use super::voice::split_word;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    /// Thanks, funding, grants.
+    Acknowledgement,
+    /// Author and affiliation lines, licences and copyright, code URLs, e-mail addresses.
+    FrontMatter,
+    /// "Jakob proposed ...", "Equal contribution".
+    AuthorContribution,
+    /// Reference-list fragments: venue, publisher, year, pages, without a verb.
+    CitationFragment,
+    /// Caption labels, axis ticks and table cells, text glued by the layout.
+    FigureDebris,
+    /// "Let", "Suppose", "Note that", "Consider" ..., or the reader addressed as "you".
+    AuthorialDirective,
+    Question,
+    /// A demonstrative or pronoun subject whose antecedent is in an earlier sentence.
+    NeedsContext,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 8] = [
+        Rule::Acknowledgement,
+        Rule::FrontMatter,
+        Rule::AuthorContribution,
+        Rule::CitationFragment,
+        Rule::FigureDebris,
+        Rule::AuthorialDirective,
+        Rule::Question,
+        Rule::NeedsContext,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Acknowledgement => "acknowledgement",
+            Rule::FrontMatter => "front-matter",
+            Rule::AuthorContribution => "author-contribution",
+            Rule::CitationFragment => "citation-fragment",
+            Rule::FigureDebris => "figure-debris",
+            Rule::AuthorialDirective => "authorial-directive",
+            Rule::Question => "question",
+            Rule::NeedsContext => "needs-context",
+        }
+    }
+}
+
+/// Why a candidate is not a fact a reviewer would state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exclusion {
+    pub rule: Rule,
+    /// What triggered the rule, quoted from the text.
+    pub evidence: String,
+}
+
+impl Exclusion {
+    /// The drop reason as the build report shows it: `rule: evidence`.
+    pub fn reason(&self) -> String {
+        format!("{}: {}", self.rule.name(), self.evidence)
+    }
+}
+
+/// The first rule that excludes the candidate, if any. `section` is the cited unit's heading.
+pub fn check(text: &str, quote: &str, section: Option<&str>) -> Option<Exclusion> {
+    let hit = |rule: Rule, evidence: Option<String>| {
+        evidence.map(|evidence| Exclusion { rule, evidence })
+    };
+    let both = |f: fn(&str) -> Option<String>| f(text).or_else(|| f(quote));
+    hit(
+        Rule::Acknowledgement,
+        section.and_then(acknowledgement_section),
+    )
+    .or_else(|| hit(Rule::Acknowledgement, both(acknowledgement)))
+    .or_else(|| hit(Rule::FrontMatter, both(front_matter)))
+    .or_else(|| hit(Rule::AuthorContribution, both(author_contribution)))
+    .or_else(|| hit(Rule::CitationFragment, citation_fragment(text)))
+    .or_else(|| hit(Rule::FigureDebris, figure_debris(text)))
+    .or_else(|| hit(Rule::AuthorialDirective, authorial_directive(text)))
+    .or_else(|| hit(Rule::Question, question(text)))
+    .or_else(|| hit(Rule::NeedsContext, needs_context(text)))
+}
+
+/// A word of the text: its core (punctuation stripped at both ends) and what follows it.
+struct Word<'a> {
+    raw: &'a str,
+    core: &'a str,
+    lower: String,
+    tail: &'a str,
+}
+
+fn words(s: &str) -> Vec<Word<'_>> {
+    s.split_whitespace()
+        .map(|raw| {
+            let (_, core, tail) = split_word(raw);
+            Word {
+                raw,
+                core,
+                lower: core.to_lowercase(),
+                tail,
+            }
+        })
+        .collect()
+}
+
+fn quoted(s: &str) -> String {
+    format!("\"{s}\"")
+}
+
+fn is_capitalised(w: &str) -> bool {
+    w.chars().next().is_some_and(char::is_uppercase)
+}
+
+fn is_number(core: &str) -> bool {
+    let t = core.trim_start_matches(['±', '+', '-', '−', '~', '≈']);
+    !t.is_empty()
+        && t.chars().any(|c| c.is_ascii_digit())
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '%' | 'x' | '×'))
+}
+
+fn is_year(core: &str) -> bool {
+    let digits: String = core.chars().take_while(char::is_ascii_digit).collect();
+    digits.len() == 4
+        && (digits.starts_with("19") || digits.starts_with("20"))
+        && core[4..].chars().all(|c| c.is_ascii_lowercase())
+        && core.len() <= 5
+}
+
+/// Funding and thanks. "Thanks to X" (causal) and "supported by experiments" are kept.
+pub fn acknowledgement(s: &str) -> Option<String> {
+    let w = words(s);
+    let lower = s.to_lowercase();
+    for (i, x) in w.iter().enumerate() {
+        let next = w.get(i + 1).map(|n| n.lower.as_str()).unwrap_or("");
+        match x.lower.as_str() {
+            "thank" | "thanked" | "thankful" | "grateful" | "gratitude" | "funded" | "funding"
+            | "fellowship" | "scholarship" | "acknowledgements" | "acknowledgments" => {
+                return Some(quoted(x.core))
+            }
+            "thanks" if next != "to" => return Some(quoted(x.core)),
+            // "Grant" capitalised is also a surname ("Grant et al."): only with a number.
+            "grant" | "grants"
+                if x.core.starts_with('g')
+                    || next.chars().any(|c| c.is_ascii_digit())
+                    || matches!(next, "no" | "number" | "nos") =>
+            {
+                return Some(quoted(x.core))
+            }
+            _ => {}
+        }
+        if x.lower.starts_with("acknowledg")
+            && [
+                "support",
+                "funding",
+                "help",
+                "assistance",
+                "resources",
+                "grant",
+            ]
+            .iter()
+            .any(|k| lower.contains(k))
+        {
+            return Some(quoted(x.core));
+        }
+    }
+    for p in [
+        "anonymous reviewers",
+        "helpful comments",
+        "insightful comments",
+        "valuable comments",
+        "constructive comments",
+        "helpful discussions",
+        "fruitful discussions",
+        "useful discussions",
+        "valuable feedback",
+        "helpful feedback",
+        "financial support",
+        "financially supported",
+    ] {
+        if lower.contains(p) {
+            return Some(quoted(p));
+        }
+    }
+    // "This work was supported (in part) by NSF ...": a funder, not evidence.
+    const FUNDERS: &[&str] = &[
+        "grant",
+        "foundation",
+        "council",
+        "agency",
+        "program",
+        "programme",
+        "fund",
+        "ministry",
+        "award",
+        "commission",
+        "contract",
+        "nsf",
+        "darpa",
+        "nih",
+        "erc",
+    ];
+    const SUBJECTS: &[&str] = &[
+        "work", "research", "project", "author", "authors", "we", "i", "study", "paper", "he",
+        "she",
+    ];
+    for (i, x) in w.iter().enumerate() {
+        if !matches!(x.lower.as_str(), "supported" | "sponsored" | "financed") {
+            continue;
+        }
+        let by = w[i + 1..]
+            .iter()
+            .take(3)
+            .position(|n| n.lower == "by")
+            .map(|p| i + 1 + p);
+        let Some(by) = by else { continue };
+        let after = &w[by + 1..w.len().min(by + 7)];
+        let funder = after.iter().any(|n| FUNDERS.contains(&n.lower.as_str()));
+        let named = after.iter().take(3).any(|n| is_capitalised(n.core));
+        let subject = w[i.saturating_sub(5)..i]
+            .iter()
+            .any(|n| SUBJECTS.contains(&n.lower.as_str()));
+        if funder || (named && subject) {
+            return Some(quoted(&format!("{} by", x.core)));
+        }
+    }
+    None
+}
+
+/// A unit under an acknowledgements or funding heading.
+pub fn acknowledgement_section(section: &str) -> Option<String> {
+    let l = section.to_lowercase();
+    (l.contains("acknowledg") || l.contains("funding"))
+        .then(|| format!("in section {}", quoted(section)))
+}
+
+/// E-mail addresses, URLs, code availability, licences, author and affiliation lines.
+pub fn front_matter(s: &str) -> Option<String> {
+    let lower = s.to_lowercase();
+    let w = words(s);
+    if let Some(x) = w.iter().find(|x| {
+        x.raw
+            .split_once('@')
+            .is_some_and(|(a, b)| !a.is_empty() && b.contains('.'))
+    }) {
+        return Some(format!("e-mail address {}", quoted(x.raw)));
+    }
+    for m in [
+        "http", "www.", "github", "gitlab", ".com/", ".org/", ".io/", ".edu",
+    ] {
+        if lower.contains(m) {
+            return Some(format!("URL ({})", quoted(m)));
+        }
+    }
+    let code = w.iter().any(|x| {
+        matches!(
+            x.lower.as_str(),
+            // Not "implementation": "wrote a GPU implementation ..., which they make available"
+            // is about the implementation.
+            "code" | "codes" | "software" | "repository"
+        )
+    });
+    let released = w.iter().any(|x| {
+        x.lower.starts_with("available")
+            || x.lower.starts_with("release")
+            || x.lower == "open-source"
+            || x.lower == "publicly"
+    });
+    if code && released {
+        return Some("code availability".into());
+    }
+    for m in [
+        "license",
+        "licence",
+        "licensed",
+        "copyright",
+        "©",
+        "all rights reserved",
+        "creative commons",
+        "permission to make",
+    ] {
+        if lower.contains(m) {
+            return Some(format!("licence or copyright ({})", quoted(m)));
+        }
+    }
+    for m in [
+        "corresponding author",
+        "work done while",
+        "work performed while",
+        "work was done while",
+        "during an internship",
+        "published as a conference paper",
+        "under review",
+        "camera-ready",
+        "index terms",
+        "keywords:",
+    ] {
+        if lower.contains(m) {
+            return Some(format!("author or affiliation line ({})", quoted(m)));
+        }
+    }
+    const AFFILIATIONS: &[&str] = &[
+        "university",
+        "universität",
+        "université",
+        "universidad",
+        "institute",
+        "department",
+        "dept",
+        "laboratory",
+        "laboratories",
+        "labs",
+        "school",
+        "college",
+        "inc",
+        "corporation",
+        "ltd",
+        "gmbh",
+    ];
+    if let Some(x) = w.iter().find(|x| AFFILIATIONS.contains(&x.lower.as_str())) {
+        if title_like(&w) && !has_verb(&w) {
+            return Some(format!("affiliation line ({})", quoted(x.core)));
+        }
+    }
+    None
+}
+
+/// Past-tense verbs of an author-contribution footnote ("Noam proposed ...").
+const CONTRIBUTION_VERBS: &[&str] = &[
+    "proposed",
+    "designed",
+    "implemented",
+    "developed",
+    "wrote",
+    "ran",
+    "conducted",
+    "contributed",
+    "initiated",
+    "led",
+    "built",
+    "spent",
+    "performed",
+    "created",
+    "worked",
+    "tuned",
+    "evaluated",
+    "carried",
+    "came",
+    "did",
+    "helped",
+    "managed",
+    "supervised",
+    "crafted",
+    "invented",
+    "trained",
+    "started",
+    "experimented",
+    "prepared",
+    "collected",
+    "annotated",
+    "analyzed",
+    "analysed",
+];
+
+/// Capitalised words that open sentences without being a person's name.
+const NOT_NAMES: &[&str] = &[
+    "The",
+    "A",
+    "An",
+    "We",
+    "Our",
+    "This",
+    "These",
+    "Those",
+    "That",
+    "It",
+    "Its",
+    "They",
+    "Their",
+    "In",
+    "On",
+    "For",
+    "To",
+    "As",
+    "At",
+    "By",
+    "With",
+    "From",
+    "Each",
+    "Every",
+    "All",
+    "Both",
+    "Some",
+    "Many",
+    "Most",
+    "Such",
+    "Here",
+    "There",
+    "Then",
+    "Thus",
+    "Hence",
+    "Finally",
+    "First",
+    "Second",
+    "Previous",
+    "Prior",
+    "Recent",
+    "Later",
+    "Earlier",
+    "Researchers",
+    "Authors",
+    "Others",
+    "Several",
+    "One",
+    "Two",
+    "No",
+    "Later",
+    "Previously",
+    "Recently",
+];
+
+fn name_like(x: &Word<'_>) -> bool {
+    x.core.len() >= 2
+        && x.core.chars().all(char::is_alphabetic)
+        && is_capitalised(x.core)
+        && x.core.chars().skip(1).all(char::is_lowercase)
+        && !NOT_NAMES.contains(&x.core)
+}
+
+/// "Jakob proposed ...", "Ashish, with Illia, designed ...", "Lukasz and Aidan spent ...",
+/// "Equal contribution", "Listing order is random".
+pub fn author_contribution(s: &str) -> Option<String> {
+    let lower = s.to_lowercase();
+    for m in [
+        "equal contribution",
+        "contributed equally",
+        "listing order is random",
+        "author order",
+    ] {
+        if lower.contains(m) {
+            return Some(quoted(m));
+        }
+    }
+    let w = words(s);
+    // Names joined by "," / "and" / "with", then (after at most one adverb) a contribution verb.
+    let mut i = 0;
+    let mut names = Vec::new();
+    while let Some(x) = w.get(i) {
+        let joiner = matches!(x.lower.as_str(), "and" | "with") && !names.is_empty();
+        if name_like(x) {
+            names.push(x.core);
+        } else if !joiner {
+            break;
+        }
+        i += 1;
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let mut verb = w.get(i)?;
+    if matches!(verb.lower.as_str(), "also" | "then" | "further" | "first") {
+        verb = w.get(i + 1)?;
+    }
+    CONTRIBUTION_VERBS
+        .contains(&verb.lower.as_str())
+        .then(|| quoted(&format!("{} {}", names.join(", "), verb.core)))
+}
+
+const FUNCTION_WORDS: &[&str] = &[
+    "of", "on", "for", "and", "in", "the", "a", "an", "to", "with", "from", "by", "at", "via", "&",
+];
+
+/// Mostly capitalised, like a title or a venue: at most one lowercase content word among three or
+/// more.
+fn title_like(w: &[Word<'_>]) -> bool {
+    let content: Vec<&Word<'_>> = w
+        .iter()
+        .filter(|x| x.core.chars().any(char::is_alphabetic))
+        .filter(|x| !FUNCTION_WORDS.contains(&x.lower.as_str()))
+        .collect();
+    let lowercase = content
+        .iter()
+        .filter(|x| !x.core.chars().any(char::is_uppercase))
+        .count();
+    content.len() >= 3 && lowercase <= 1
+}
+
+/// A finite verb, approximately: an auxiliary, a past form in "-ed", or a common verb of
+/// scientific prose.
+fn has_verb(w: &[Word<'_>]) -> bool {
+    w.iter().any(|x| {
+        VERBS.contains(&x.lower.as_str())
+            || (x.lower.len() > 4
+                && x.lower.ends_with("ed")
+                && x.core.chars().all(|c| c.is_lowercase()))
+    })
+}
+
+/// The verbs `has_verb` knows by name.
+const VERBS: &[&str] = &[
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "has",
+    "have",
+    "had",
+    "can",
+    "could",
+    "will",
+    "would",
+    "may",
+    "might",
+    "shall",
+    "should",
+    "must",
+    "does",
+    "do",
+    "did",
+    "achieves",
+    "achieve",
+    "uses",
+    "use",
+    "outperforms",
+    "outperform",
+    "shows",
+    "show",
+    "learns",
+    "learn",
+    "improves",
+    "improve",
+    "requires",
+    "require",
+    "reaches",
+    "gives",
+    "takes",
+    "makes",
+    "provides",
+    "performs",
+    "produces",
+    "computes",
+    "consists",
+    "contains",
+    "depends",
+    "leads",
+    "allows",
+    "enables",
+    "yields",
+    "obtains",
+    "reduces",
+    "increases",
+    "predicts",
+    "maps",
+    "treats",
+    "applies",
+    "trains",
+    "generates",
+    "represents",
+    "captures",
+    "includes",
+    "extends",
+    "combines",
+    "works",
+    "scales",
+    "exhibits",
+    "needs",
+    "becomes",
+    "remains",
+    "describes",
+    "proposes",
+    "introduces",
+    "presents",
+    "demonstrates",
+    "found",
+    "made",
+    "built",
+    "ran",
+    "took",
+    "gave",
+    "led",
+    "wrote",
+    "used",
+];
+
+/// As `has_verb`, without infinitives: "To learn user preferences," has no subject of its own.
+fn has_finite_verb(w: &[Word<'_>]) -> bool {
+    (0..w.len()).any(|i| (i == 0 || w[i - 1].lower != "to") && has_verb(&w[i..=i]))
+}
+
+/// Whether the text has one of the verbs the rules here know by name (auxiliaries and common
+/// verbs of scientific prose), not counting "-ed" words and "be"/"been"/"being"/"used"/"made"/
+/// "built"/"found"/"led", which are as often infinitives or participles ("representations used
+/// by X"): the clause splitter of `offline` asks it of each part it would make a statement of.
+pub fn named_verb(s: &str) -> bool {
+    const NON_FINITE: &[&str] = &[
+        "be", "been", "being", "used", "made", "built", "found", "led",
+    ];
+    words(s)
+        .iter()
+        .any(|x| VERBS.contains(&x.lower.as_str()) && !NON_FINITE.contains(&x.lower.as_str()))
+}
+
+/// Reference-list fragments and venue footers ("KDD Workshop on Web Mining for e-Commerce
+/// (WebKDD), ACM Press, 2000"; "31st Conference on Neural Information Processing Systems (NIPS
+/// 2017), Long Beach, CA, USA").
+pub fn citation_fragment(s: &str) -> Option<String> {
+    let lower = s.to_lowercase();
+    for m in [
+        "in proceedings",
+        "proceedings of",
+        "proc. ",
+        "arxiv preprint",
+        "arxiv:",
+        "isbn",
+        "doi:",
+        "pp. ",
+        "vol. ",
+        "in advances in",
+    ] {
+        if lower.contains(m) {
+            return Some(quoted(m.trim()));
+        }
+    }
+    let w = words(s);
+    // An author list: several initials ("Mikolov, T., Chen, K.").
+    let initials = w
+        .iter()
+        .filter(|x| {
+            x.core.chars().count() == 1 && is_capitalised(x.core) && x.tail.starts_with('.')
+        })
+        .count();
+    if initials >= 2 && s.contains(',') {
+        return Some("author list with initials".into());
+    }
+    if has_verb(&w) {
+        return None;
+    }
+    const VENUES: &[&str] = &[
+        "conference",
+        "workshop",
+        "symposium",
+        "journal",
+        "transactions",
+        "proceedings",
+        "press",
+        "acm",
+        "ieee",
+        "springer",
+        "elsevier",
+        "association",
+        "meeting",
+        "nips",
+        "neurips",
+        "icml",
+        "iclr",
+        "acl",
+        "emnlp",
+        "naacl",
+        "eacl",
+        "coling",
+        "kdd",
+        "www",
+        "sigir",
+        "cvpr",
+        "iccv",
+        "eccv",
+        "aaai",
+        "ijcai",
+        "wsdm",
+        "recsys",
+        "cikm",
+        "interspeech",
+        "icassp",
+        "lrec",
+    ];
+    let year = w.iter().find(|x| is_year(x.core));
+    let pages = w.iter().find(|x| {
+        x.core
+            .split_once(['-', '–'])
+            .is_some_and(|(a, b)| is_number(a) && is_number(b))
+    });
+    let venue = w.iter().find(|x| VENUES.contains(&x.lower.as_str()));
+    let et_al = lower.contains("et al");
+    let dated = year.or(pages);
+    match (dated, venue) {
+        (Some(d), Some(v)) => Some(format!("{} … {} without a verb", quoted(v.core), d.core)),
+        (Some(d), None) if et_al || title_like(&w) => Some(format!(
+            "title-like text with {} and no verb",
+            quoted(d.core)
+        )),
+        _ => None,
+    }
+}
+
+/// Axis ticks and table cells (runs of numbers), caption labels, text glued by the layout, a
+/// heading fused into the sentence.
+pub fn figure_debris(s: &str) -> Option<String> {
+    let w = words(s);
+    // "R words from the future ...": the sentence starts inside a formula.
+    if let Some(x) = w.first().filter(|x| {
+        x.core.chars().count() == 1
+            && x.core.chars().all(char::is_uppercase)
+            && !matches!(x.core, "A" | "I")
+    }) {
+        return Some(format!("opens with a lone symbol {}", quoted(x.core)));
+    }
+    // Ticks and cells stand bare; "512, 1024 and 2048" is a list in a sentence.
+    let numeric: Vec<bool> = w
+        .iter()
+        .map(|x| is_number(x.core) && matches!(x.tail, "" | "%"))
+        .collect();
+    let mut run = 0;
+    for (i, &n) in numeric.iter().enumerate() {
+        run = if n { run + 1 } else { 0 };
+        if run >= 3 {
+            let cells: Vec<&str> = w[i + 1 - run..=i].iter().map(|x| x.raw).collect();
+            return Some(format!("run of numbers {}", quoted(&cells.join(" "))));
+        }
+    }
+    let n_num = numeric.iter().filter(|&&n| n).count();
+    if n_num >= 5 && n_num * 5 >= w.len() * 2 {
+        return Some(format!("{n_num} of {} words are numbers", w.len()));
+    }
+    for (i, x) in w.iter().enumerate() {
+        let label = matches!(x.lower.as_str(), "figure" | "fig" | "table" | "tab");
+        if label {
+            if let Some(n) = w.get(i + 1) {
+                let numbered = n.core.chars().next().is_some_and(|c| c.is_ascii_digit());
+                if numbered && (n.tail.starts_with(':') || (i == 0 && n.tail.starts_with('.'))) {
+                    return Some(format!(
+                        "caption label {}",
+                        quoted(&format!("{} {}", x.raw, n.raw))
+                    ));
+                }
+            }
+        }
+    }
+    // "Colors indicate which components share parameters. ⟨eos⟩ is the end of sentence token.":
+    // a caption whose sentences the segmenter could not split. A fact is one sentence.
+    const ABBREVIATIONS: &[&str] = &[
+        "etc", "vs", "approx", "resp", "cf", "viz", "al", "eq", "fig",
+    ];
+    for pair in w.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let ends = a.tail.starts_with('.')
+            && a.core.chars().count() >= 3
+            && a.core.chars().all(char::is_lowercase)
+            && !ABBREVIATIONS.contains(&a.lower.as_str());
+        if ends && !b.raw.starts_with(char::is_lowercase) {
+            return Some(format!(
+                "two sentences run together {}",
+                quoted(&format!("{} {}", a.raw, b.raw))
+            ));
+        }
+    }
+    // "homepage.Using", "feature,customers": words glued across a line or column break.
+    let chars: Vec<char> = s.chars().collect();
+    for i in 2..chars.len().saturating_sub(2) {
+        let (a, b, p, c, d) = (
+            chars[i - 2],
+            chars[i - 1],
+            chars[i],
+            chars[i + 1],
+            chars[i + 2],
+        );
+        let glued = (p == '.'
+            && a.is_lowercase()
+            && b.is_lowercase()
+            && c.is_uppercase()
+            && d.is_lowercase())
+            || (matches!(p, ',' | ';') && b.is_alphabetic() && c.is_alphabetic());
+        if glued {
+            let from = i.saturating_sub(8);
+            let to = (i + 9).min(chars.len());
+            return Some(format!(
+                "glued text {}",
+                quoted(chars[from..to].iter().collect::<String>().trim())
+            ));
+        }
+    }
+    // "Cluster Models To find customers ...": a capitalised function word inside the sentence,
+    // not after punctuation, is where a heading or label ran into the text.
+    const OPENERS: &[&str] = &[
+        "The", "To", "We", "Our", "In", "This", "These", "For", "It", "Its", "Using", "Here",
+    ];
+    let mut in_quotes = false;
+    for (i, x) in w.iter().enumerate() {
+        if x.raw.starts_with(['"', '“']) {
+            in_quotes = true;
+        }
+        // A lowercase word must follow: "The Pile" or "In Context" is a name, not a heading.
+        let lower_next = w
+            .get(i + 1)
+            .is_some_and(|n| n.core.chars().next().is_some_and(char::is_lowercase));
+        if i > 0
+            && !in_quotes
+            && lower_next
+            && OPENERS.contains(&x.core)
+            && x.raw.starts_with(x.core)
+        {
+            let prev = &w[i - 1];
+            let after_punct = prev.raw.ends_with(|c: char| !c.is_alphanumeric())
+                || !prev.core.chars().any(char::is_alphanumeric);
+            if !after_punct {
+                return Some(format!(
+                    "heading fused into the sentence {}",
+                    quoted(&format!("{} {}", prev.raw, x.raw))
+                ));
+            }
+        }
+        if x.raw.ends_with(['"', '”']) || x.tail.contains(['"', '”']) {
+            in_quotes = false;
+        }
+    }
+    None
+}
+
+/// Definitions and instructions in the paper's own voice ("Let ...", "Suppose that you are
+/// given ...", "Note that ..."), and any sentence that addresses the reader as "you".
+pub fn authorial_directive(s: &str) -> Option<String> {
+    const DIRECTIVES: &[&str] = &[
+        "let", "let's", "suppose", "note", "notice", "see", "consider", "recall", "assume",
+        "assuming", "define", "denote", "observe", "remember", "imagine", "refer", "cf",
+    ];
+    let w = words(s);
+    let first = w.first()?;
+    if DIRECTIVES.contains(&first.lower.as_str()) {
+        return Some(format!("opens with {}", quoted(first.core)));
+    }
+    // The voice rewrite of "we denote/write ..." ("The authors denote X by x"), and "we define"
+    // with notation; "The authors define an unpopular item as one with fewer than 15 users" is
+    // a setup detail a reviewer may state.
+    let notation = w.iter().any(|x| {
+        x.core.chars().count() == 1
+            && x.core.chars().all(char::is_alphabetic)
+            && !matches!(x.core, "a" | "A" | "I")
+    });
+    if let (Some(a), Some(b), Some(c)) = (w.first(), w.get(1), w.get(2)) {
+        let verb = c.lower.as_str();
+        if a.lower == "the"
+            && b.lower == "authors"
+            && (matches!(verb, "denote" | "write" | "let") || (verb == "define" && notation))
+        {
+            return Some(format!(
+                "definition {}",
+                quoted(&format!("the authors {}", c.core))
+            ));
+        }
+    }
+    w.iter()
+        .find(|x| matches!(x.lower.as_str(), "you" | "your" | "yourself"))
+        .map(|x| format!("addresses the reader ({})", quoted(x.core)))
+}
+
+/// A question is not a statement about the paper.
+pub fn question(s: &str) -> Option<String> {
+    s.contains('?').then(|| "contains \"?\"".to_string())
+}
+
+/// Openers that hand the subject over to an earlier sentence.
+const CONTEXT_OPENERS: &[&str] = &[
+    "this",
+    "these",
+    "those",
+    "that",
+    "such",
+    "it",
+    "its",
+    "they",
+    "their",
+    "them",
+    "he",
+    "she",
+    "his",
+    "her",
+    "here",
+    "similarly",
+    "likewise",
+    "conversely",
+    "instead",
+    "otherwise",
+    "again",
+    "latter",
+    "former",
+];
+
+/// Connectives that, followed by a pronoun or demonstrative, still need the previous sentence.
+const CONNECTIVES: &[&str] = &[
+    "thus",
+    "hence",
+    "therefore",
+    "consequently",
+    "accordingly",
+    "so",
+    "then",
+    "also",
+    "however",
+    "moreover",
+    "furthermore",
+    "additionally",
+    "besides",
+    "still",
+    "yet",
+    "and",
+    "but",
+    "clearly",
+    "surprisingly",
+    "interestingly",
+    "importantly",
+    "notably",
+    "overall",
+];
+
+/// Multi-word openers that point back ("In this case", "The former", "On the other hand").
+const CONTEXT_PHRASES: &[&str] = &[
+    "in this case",
+    "in that case",
+    "in such cases",
+    "in this way",
+    "in this setting",
+    "in contrast",
+    "by contrast",
+    "on the other hand",
+    "as a result",
+    "for this reason",
+    "for these reasons",
+    "the former",
+    "the latter",
+    "the same",
+    "the above",
+    "the following",
+    "the previous",
+    "at the same time",
+    "in addition to this",
+    "apart from this",
+    "other than this",
+    "unlike this",
+    // "The first is ...", "One is ...", "The reason is that ...": the thing was named before.
+    "the first is",
+    "the second is",
+    "the third is",
+    "the other is",
+    "the first one",
+    "the second one",
+    "one is",
+    "the downside",
+    "the upside",
+    "the drawback is",
+    "the reason is",
+    "the reason for this",
+    "the difference is",
+];
+
+fn is_pronoun_subject(lower: &str) -> bool {
+    matches!(
+        lower,
+        "this"
+            | "these"
+            | "those"
+            | "that"
+            | "such"
+            | "it"
+            | "its"
+            | "they"
+            | "their"
+            | "he"
+            | "she"
+    )
+}
+
+/// Expletive "it" ("it is possible to", "it was found that") stands for nothing earlier.
+fn expletive_it(w: &[Word<'_>], at: usize) -> bool {
+    const PREDICATES: &[&str] = &[
+        "possible",
+        "impossible",
+        "common",
+        "necessary",
+        "important",
+        "difficult",
+        "easy",
+        "hard",
+        "straightforward",
+        "clear",
+        "known",
+        "shown",
+        "observed",
+        "found",
+        "noted",
+        "worth",
+        "unclear",
+        "natural",
+        "intuitive",
+        "interesting",
+        "feasible",
+        "crucial",
+        "essential",
+        "beneficial",
+        "reasonable",
+        "standard",
+        "customary",
+        "likely",
+        "unlikely",
+        "expected",
+        "argued",
+        "believed",
+        "assumed",
+        "reported",
+    ];
+    w[at].lower == "it"
+        && w[at + 1..]
+            .iter()
+            .take(4)
+            .any(|x| PREDICATES.contains(&x.lower.as_str()))
+}
+
+/// Subordinators: an introductory clause that has its own subject, which a later pronoun may
+/// refer to ("Since ERRANT uses ..., it does not match ...").
+const SUBORDINATORS: &[&str] = &[
+    "since", "because", "although", "though", "while", "whereas", "if", "as", "once", "after",
+    "before", "unless", "when", "whenever",
+];
+
+/// "these actions" after "user actions": the antecedent is in the same sentence.
+fn antecedent_in_sentence(w: &[Word<'_>], at: usize) -> bool {
+    let Some(noun) = w.get(at + 1) else {
+        return false;
+    };
+    let stem = |s: &str| {
+        let s = s.trim_end_matches(|c: char| c.is_ascii_digit());
+        s.strip_suffix('s').unwrap_or(s).to_string()
+    };
+    let target = stem(&noun.lower);
+    target.len() >= 3 && w[..at].iter().any(|x| stem(&x.lower) == target)
+}
+
+/// A subject that needs the previous sentence: "It achieves 28.4 BLEU", "These questions ...",
+/// "Thus, it ...", "At the same time, it improved ...", "To this end, ...", or a demonstrative
+/// determiner anywhere ("using these techniques", "on this task", "such representations") unless
+/// its noun already occurred in the sentence. "the paper" (from the voice rewrite of "this
+/// paper") is self-contained; "such as" / "such that" and expletive "it" ("it is possible to")
+/// are not anaphoric.
+pub fn needs_context(s: &str) -> Option<String> {
+    let w = words(s);
+    let first = w.first()?;
+    if CONTEXT_OPENERS.contains(&first.lower.as_str()) && !expletive_it(&w, 0) {
+        return Some(format!("opens with {}", quoted(first.core)));
+    }
+    // "Both models" points back; "Both the encoder and the decoder" names its subjects.
+    if first.lower == "both"
+        && w.get(1)
+            .is_some_and(|n| !matches!(n.lower.as_str(), "the" | "of") && !is_capitalised(n.core))
+    {
+        return Some(format!(
+            "opens with {}",
+            quoted(&format!("Both {}", w[1].core))
+        ));
+    }
+    let lower: String = w
+        .iter()
+        .map(|x| x.lower.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    for p in CONTEXT_PHRASES {
+        if lower.starts_with(p) && lower[p.len()..].starts_with([' ', ',']) {
+            return Some(format!("opens with {}", quoted(p)));
+        }
+    }
+    // A connective and then a pronoun: "Thus it ...", "Hence, they ...".
+    if CONNECTIVES.contains(&first.lower.as_str())
+        && w.get(1).is_some_and(|n| is_pronoun_subject(&n.lower))
+        && !expletive_it(&w, 1)
+    {
+        return Some(format!(
+            "opens with {}",
+            quoted(&format!("{} {}", first.raw, w[1].core))
+        ));
+    }
+    // An introductory phrase without a subject of its own (up to 10 words, ending in a comma),
+    // then a pronoun subject: "At the same time, it improved ...".
+    let second = w.get(1).map(|x| x.lower.as_str()).unwrap_or("");
+    let subordinate = SUBORDINATORS.contains(&first.lower.as_str())
+        || (first.lower == "even" && matches!(second, "though" | "if" | "when"));
+    if !subordinate {
+        if let Some(comma) = w.iter().take(10).position(|x| x.tail.starts_with(',')) {
+            let subject = comma + 1;
+            let after = w.get(subject + 1).map(|x| x.lower.as_str()).unwrap_or("");
+            // A clause with its own verb before the comma ("The vectors have length 80, they
+            // are ...") has its own subject; "such as" is an example list.
+            let pronoun = w.get(subject).is_some_and(|n| is_pronoun_subject(&n.lower));
+            let such_as = pronoun && w[subject].lower == "such" && after == "as";
+            let own_subject = has_finite_verb(&w[..=comma]);
+            if pronoun && !such_as && !own_subject && !expletive_it(&w, subject) {
+                return Some(format!(
+                    "subject {} after {}",
+                    quoted(w[subject].core),
+                    quoted(
+                        &w[..=comma]
+                            .iter()
+                            .map(|x| x.raw)
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    )
+                ));
+            }
+        }
+    }
+    // A demonstrative determiner anywhere: "this task", "these questions", "such
+    // representations", "To this end".
+    for (i, x) in w.iter().enumerate() {
+        let next = w.get(i + 1).map(|n| n.lower.as_str()).unwrap_or("");
+        let anaphoric = match x.lower.as_str() {
+            "this" | "these" => next != "paper",
+            "such" => !matches!(next, "as" | "that" | ""),
+            _ => false,
+        };
+        if anaphoric && !antecedent_in_sentence(&w, i) {
+            let phrase = format!("{} {}", x.core, w.get(i + 1).map(|n| n.core).unwrap_or(""));
+            return Some(format!(
+                "{} refers to an earlier sentence",
+                quoted(phrase.trim())
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(text: &str) -> Option<Rule> {
+        check(text, text, None).map(|e| e.rule)
+    }
+
+    fn assert_dropped(r: Rule, texts: &[&str]) {
+        for t in texts {
+            let got = check(t, t, None);
+            assert_eq!(got.as_ref().map(|e| e.rule), Some(r), "{t}: {got:?}");
+        }
+    }
+
+    fn assert_kept(texts: &[&str]) {
+        for t in texts {
+            assert_eq!(check(t, t, None), None, "{t}");
+        }
+    }
+
+    /// Good facts from real papers: no rule may drop them.
+    const GOOD: &[&str] = &[
+        "The paper proposes two novel model architectures for computing continuous vector representations of words from very large data sets.",
+        "The Transformer achieves 28.4 BLEU on the WMT 2014 English-to-German translation task, improving over the existing best results by over 2 BLEU.",
+        "The proposed model is trained on eight P100 GPUs for 3.5 days on the WMT 2014 English-French dataset.",
+        "Amazon.com uses recommendations as a targeted marketing tool in many email campaigns and on most of its Web sites’ pages.",
+        "The accuracy obtained by Item2Vec was 68%, compared to 58.4% by SVD.",
+        "The dimension parameter m was set to 100 and 40 for the Music and Store datasets, respectively.",
+        "Thanks to the cross network, DCN learns bounded-degree feature interactions more efficiently than a DNN.",
+        "The claim that attention captures syntax is supported by experiments on three parsing datasets.",
+        "There are six identical layers in the encoder, each with a multi-head self-attention sub-layer.",
+        "Because the similar customers that the cluster models find are not the most similar customers, the recommendations they produce are less relevant.",
+        "Item2Vec produces embeddings whose similarities are better related to the seed item than those of the SVD baseline.",
+        "The authors believe that their comprehensive test set will help the research community to improve existing techniques.",
+        "Both the encoder and the decoder use stacked self-attention and point-wise, fully connected layers.",
+        "The paper introduces GREEN, an alignment-free evaluation metric for grammatical error correction based on n-gram multisets.",
+        "GREEN treats a sentence as a multiset of n-grams with the maximum n-gram size N, such as N = 4.",
+        "On the CoNLL-2014 dataset, wordGREEN shows the highest correlation with human judgements among corpus-level metrics.",
+        "The authors restricted the vocabulary size to the 1 million most frequent words of the Google News corpus.",
+        "Skip-gram with negative sampling was introduced by Mikolov et al. in 2013 and has been widely adopted.",
+        // Antecedents inside the sentence, expletive "it", a subordinate clause's own subject.
+        "The main challenge is in representing a temporal sequence of user actions and how these actions relate to the video impression.",
+        "Using the DistBelief distributed framework, it should be possible to train the CBOW and Skip-gram models on one trillion words.",
+        "Somewhat surprisingly, it was found that similarity of word representations goes beyond simple syntactic regularities.",
+        "Since ERRANT uses the linguistically enhanced alignment, it does not match whole-sentence deletions with the reference edits.",
+        "The monolingual vectors always have a fixed length of 80, they are just shown in the plots for comparison.",
+        "The prediction task is typically done via a multiclass classifier, such as softmax over the vocabulary.",
+        "The authors define an unpopular item in case it has less than 15 users that played its corresponding artist.",
+        "The authors wrote a highly-optimized GPU implementation of 2D convolution, which they make available publicly.",
+    ];
+
+    #[test]
+    fn good_facts_are_kept() {
+        assert_kept(GOOD);
+    }
+
+    #[test]
+    fn acknowledgements_and_funding() {
+        assert_dropped(
+            Rule::Acknowledgement,
+            &[
+                "The authors thank Marco Baroni, Hinrich Schütze and the anonymous reviewers for their insightful comments.",
+                "We thank Geoff Zweig for providing us the test set.",
+                "This research was supported by the NSF through grant IIS-1352440.",
+                "Miguel Ballesteros is supported by the European Commission under the contract numbers FP7-ICT-610411.",
+                "This work was funded in part by a Google Faculty Research Award to the first author.",
+                "The authors would like to thank Jim McFadden and Pranav Khaitan for valuable guidance and support.",
+            ],
+        );
+        // The acknowledgements section itself, whatever the sentence says.
+        let e = check(
+            "The experiments ran on a cluster of the computing centre for three weeks.",
+            "The experiments ran on a cluster",
+            Some("Acknowledgements"),
+        )
+        .unwrap();
+        assert_eq!(e.rule, Rule::Acknowledgement);
+        assert!(e.reason().starts_with("acknowledgement: in section"));
+        // "Grant" as a surname is not a grant.
+        assert_eq!(
+            acknowledgement("Probabilistic models (Grant et al., 2018) learn task-specific priors over weights."),
+            None
+        );
+    }
+
+    #[test]
+    fn front_matter_lines() {
+        assert_dropped(
+            Rule::FrontMatter,
+            &[
+                "Code and pretrained models are available at https://github.com/facebookresearch/fastText for 157 languages.",
+                "Correspondence to ashish@google.com and noam@google.com for questions about the models.",
+                "The code for all experiments will be publicly released upon acceptance of the paper.",
+                "Permission to make digital or hard copies of all or part of this work for personal or classroom use is granted.",
+                "Work performed while at Google Brain in Mountain View, California, United States of America.",
+                "Department of Computer Science, Stanford University, Stanford, CA 94305, United States.",
+            ],
+        );
+    }
+
+    #[test]
+    fn author_contribution_statements() {
+        assert_dropped(
+            Rule::AuthorContribution,
+            &[
+                "Jakob proposed replacing RNNs with self-attention and started the effort to evaluate this idea.",
+                "Ashish, with Illia, designed and implemented the first Transformer models and has been crucially involved in every aspect of this work.",
+                "Lukasz and Aidan spent countless long days designing various parts of and implementing tensor2tensor.",
+                "Llion also experimented with novel model variants, was responsible for the initial codebase, and efficient inference.",
+                "Equal contribution. Listing order is random and does not reflect the effort of each author.",
+            ],
+        );
+    }
+
+    #[test]
+    fn citation_fragments() {
+        assert_dropped(
+            Rule::CitationFragment,
+            &[
+                "KDD Workshop on Web Mining for e-Commerce (WebKDD), ACM Press, 2000",
+                "31st Conference on Neural Information Processing Systems (NIPS 2017), Long Beach, CA, USA.",
+                "Mikolov, T., Chen, K., Corrado, G., and Dean, J. Efficient estimation of word representations in vector space.",
+                "In Proceedings of the 52nd Annual Meeting of the Association for Computational Linguistics, pages 1–10.",
+                "Distributed Representations of Words and Phrases and their Compositionality, NIPS 2013",
+            ],
+        );
+    }
+
+    #[test]
+    fn figure_and_table_debris() {
+        assert_dropped(
+            Rule::FigureDebris,
+            &[
+                "The words are projected onto the gender direction 0.2 0.4 0.6 0.8 1.0 with a tilt toward males.",
+                "Figure 2: Scaled Dot-Product Attention and Multi-Head Attention consist of several attention layers.",
+                "The “Your Recommendations”feature on the Amazon.com homepage.Using this feature,customers can sort recommendations.",
+                "Cluster Models To find customers who are similar to the user, cluster models divide the customer base into segments.",
+                "BLEU 28.4 41.0 25.8 26.4 with training costs of 2.3 and 3.3 on the two tasks.",
+                "R words from the future of the current word are used as correct labels for the classifier.",
+                "Colors indicate which components share parameters. ⟨eos⟩ is the end of sentence token.",
+            ],
+        );
+    }
+
+    #[test]
+    fn directives_and_definitions_in_the_papers_voice() {
+        assert_dropped(
+            Rule::AuthorialDirective,
+            &[
+                "Let the authors define for each word w in the vocabulary two vectors uw and vw in Rd.",
+                "Suppose that you are given a dictionary of ngrams of size G.",
+                "Note that the number of output units can go down to around log2(V) with a binary tree.",
+                "Consider the problem of predicting the next word given the previous n words of context.",
+                "Recall that the skip-gram model predicts the surrounding words of a center word.",
+                "Assume the vocabulary is sorted by frequency so that frequent words get short codes.",
+                "See the supplementary material for the full list of hyper-parameters used in training.",
+                "The authors denote by s(w, c) the scoring function between a word and its context.",
+                "The authors define for each word w in the vocabulary two vectors uw and vw in the space Rd.",
+            ],
+        );
+    }
+
+    #[test]
+    fn questions() {
+        assert_dropped(
+            Rule::Question,
+            &["Can a model trained only on unlabeled text learn to translate between two languages?"],
+        );
+    }
+
+    #[test]
+    fn sentences_that_need_the_previous_one() {
+        assert_dropped(
+            Rule::NeedsContext,
+            &[
+                "Popular models that learn such representations ignore the morphology of words by assigning a distinct vector to each word.",
+                "It achieves 28.4 BLEU on the WMT 2014 English-to-German translation task.",
+                "This makes the model considerably faster to train than recurrent architectures.",
+                "These questions can be answered by performing simple algebraic operations with the vector representation of words.",
+                "They are trained on the same data for the same number of epochs as the baselines.",
+                "Their performance is reported on the development set of the SEEDA benchmark.",
+                "Thus, it converges faster than the recurrent baselines on both translation tasks.",
+                "At the same time, it improved the training time by up to 59.3% to reach the same test error.",
+                "To this end, the paper proposes a modified version of SGNS named Item2Vec.",
+                "In this case, the cluster models assign each customer to the segment with the most similar purchases.",
+                "The latter is trained with a larger learning rate and a longer warm-up period than the base model.",
+                "Similarly, the decoder is composed of a stack of six identical layers with residual connections.",
+                "The authors have explored the performance of the Skip-gram architecture on this task in detail.",
+                "Clearly, there is still a lot of discoveries to be made using these techniques in future work.",
+                "Here the model uses learned positional embeddings instead of sinusoids for every position.",
+                "This work was later extended to images and speech by several other research groups.",
+                "Unfortunately, it often requires manual feature engineering or exhaustive search to identify such features.",
+                "Notably, it is the first open research to validate that reasoning capabilities of LLMs can be incentivized purely through RL.",
+                "The first is to directly evaluate the representation quality of the computed vectors on eight tasks.",
+                "The reason is that M2 matches the long phrase deletions by NULL to the correct edits in reference.",
+                "To learn user preferences, it uses a Bayesian model that accounts for audio content and novelty.",
+            ],
+        );
+    }
+
+    #[test]
+    fn every_rule_has_a_name_and_a_reason() {
+        let names: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(names.len(), 8);
+        let e = check(
+            "It achieves 28.4 BLEU on the WMT 2014 English-to-German task today.",
+            "x",
+            None,
+        )
+        .unwrap();
+        assert_eq!(e.reason(), "needs-context: opens with \"It\"");
+        assert_eq!(
+            rule("The authors propose a model that is small and fast and works on phones."),
+            None
+        );
+    }
+}
