@@ -106,7 +106,7 @@ pub struct BuildInput<'a> {
     pub candidates: Vec<Candidate>,
     /// Targeted refill: given the units no approved fact covers, more candidates.
     pub refill: &'a mut dyn FnMut(&[EvidenceUnit]) -> Result<Vec<Candidate>>,
-    /// (source, controls as (name, text)); None → r = 1/2 for every fact.
+    /// (source, controls as (name, text)); None → learned r_f or 1/2 (`learned_priors`).
     pub controls: Option<(String, Vec<(String, String)>)>,
     /// Without controls: r_f from the embedded learned mention model (else 1/2).
     pub learned_priors: bool,
@@ -273,7 +273,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
             controls: Vec::new(),
             tau_mention: TAU_MENTION,
             features: mention::FEATURES.iter().map(|f| f.to_string()).collect(),
-            note: "no controls and no LLM: r_f = 1/2 for every fact, so rarity does not inform selection or pairing".into(),
+            note: "no controls and no LLM, --priors uniform: r_f = 1/2 for every fact, so rarity does not inform selection or pairing".into(),
         },
     });
     // Candidates and gates, with targeted refill over uncovered units when short.
