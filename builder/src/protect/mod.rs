@@ -109,6 +109,47 @@ pub fn protect_text(
     template: &str,
     opts: &Options,
 ) -> Result<Protected, ProtectError> {
+    // Where a carrier's words happen to fall can change how an extractor groups the final
+    // page's own lines (seen on a figure page: its labels came out in another order). A smaller
+    // size wraps the carrier differently: a few tries, each verified in full.
+    let mut max_size = place::MAX_SIZE;
+    let mut tries = 0;
+    loop {
+        let mut moved_at = None;
+        match protect_sized(
+            original,
+            bundle,
+            &text,
+            template,
+            opts,
+            max_size,
+            &mut moved_at,
+        ) {
+            Err(e) => match moved_at {
+                Some(size) if tries < 3 && size * 0.93 >= place::MIN_SIZE => {
+                    tries += 1;
+                    max_size = (size * 0.93 * 100.0).floor() / 100.0;
+                    drop(e);
+                }
+                _ => return Err(e),
+            },
+            ok => return ok,
+        }
+    }
+}
+
+/// One attempt of [`protect_text`] at a font size of at most `max_size`. When the round trip
+/// fails only because the page's own text moved, `moved_at` gets the size used.
+fn protect_sized(
+    original: &[u8],
+    bundle: &Bundle,
+    text: &str,
+    template: &str,
+    opts: &Options,
+    max_size: f64,
+    moved_at: &mut Option<f64>,
+) -> Result<Protected, ProtectError> {
+    let text = text.to_string();
     // Our extractor first: it names encrypted/truncated/malformed input, and gives the layout of
     // the final page.
     let pages = extract_pages(original).map_err(ProtectError::Source)?;
@@ -192,7 +233,7 @@ pub fn protect_text(
     let placement = match opts.mode {
         // Tiny text is drawn, so it is always the smallest size.
         CarrierMode::Tiny => place::place_fixed(&text, bbox, &occupied, &measure, place::MIN_SIZE),
-        _ => place::place(&text, bbox, &occupied, &measure),
+        _ => place::place_sized(&text, bbox, &occupied, &measure, max_size, place::MIN_SIZE),
     }
     .ok_or_else(|| {
         ProtectError::Carrier(format!(
@@ -356,6 +397,9 @@ pub fn protect_text(
         font: embedded.base_font.clone(),
     };
     if let Err(e) = verify(original, &pages, &bytes, &text, &record) {
+        if e.to_string().contains(PAGE_TEXT_MOVED) {
+            *moved_at = Some(placement.font_size);
+        }
         // For diagnosing a failed round trip only: never the normal output path.
         if let Some(p) = std::env::var_os("SEMTRACE_DEBUG_FAILED_CARRIER") {
             let _ = std::fs::write(p, &bytes);
@@ -369,6 +413,8 @@ pub fn protect_text(
         placement: placement_note,
     })
 }
+
+const PAGE_TEXT_MOVED: &str = "the final page's own text changed around the carrier";
 
 /// The round trip: the original is an untouched prefix, the page count is unchanged, the
 /// project's extractor reads the carrier exactly once on the final page (under the core's
@@ -416,7 +462,7 @@ pub fn verify(
     let new = carrier::normalize_for_match(&after[last].text());
     let without = new.replacen(&carrier::normalize_for_match(text), "", 1);
     if carrier::normalize_for_match(&without) != old {
-        return fail("the final page's own text changed around the carrier".into());
+        return fail(PAGE_TEXT_MOVED.into());
     }
     let report = crate::inspect::inspect_bytes(protected)
         .map_err(|e| ProtectError::Carrier(format!("inspect failed on the protected file: {e}")))?;

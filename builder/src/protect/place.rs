@@ -100,17 +100,7 @@ fn balance(
     best
 }
 
-/// Choose the band and size. `page` is (x0, y0, x1, y1) of the visible page box.
-pub fn place(
-    text: &str,
-    page: (f64, f64, f64, f64),
-    occupied: &[Occupied],
-    measure: &dyn Fn(&str) -> f64,
-) -> Option<Placement> {
-    place_sized(text, page, occupied, measure, MAX_SIZE, MIN_SIZE)
-}
-
-/// [`place`] at one fixed font size.
+/// [`place_sized`] at one fixed font size.
 pub fn place_fixed(
     text: &str,
     page: (f64, f64, f64, f64),
@@ -121,7 +111,9 @@ pub fn place_fixed(
     place_sized(text, page, occupied, measure, size, size)
 }
 
-fn place_sized(
+/// Choose the band and size, searching from `max_size` down to `min_size`. `page` is
+/// (x0, y0, x1, y1) of the visible page box.
+pub fn place_sized(
     text: &str,
     page: (f64, f64, f64, f64),
     occupied: &[Occupied],
@@ -257,7 +249,15 @@ mod tests {
             })
             .collect();
         let text = "word ".repeat(600);
-        let p = place(&text, (0.0, 0.0, 612.0, 792.0), &occ, &mono).unwrap();
+        let p = place_sized(
+            &text,
+            (0.0, 0.0, 612.0, 792.0),
+            &occ,
+            &mono,
+            MAX_SIZE,
+            MIN_SIZE,
+        )
+        .unwrap();
         assert_eq!(p.band, "bottom");
         let last = p.y - (p.lines.len() - 1) as f64 * p.leading;
         assert!(p.y + p.font_size < 700.0 - 14.0 * 39.0 - 3.5, "{p:?}");
@@ -277,6 +277,14 @@ mod tests {
             })
             .collect();
         let text = "word ".repeat(3000);
-        assert!(place(&text, (0.0, 0.0, 612.0, 792.0), &occ, &mono).is_none());
+        assert!(place_sized(
+            &text,
+            (0.0, 0.0, 612.0, 792.0),
+            &occ,
+            &mono,
+            MAX_SIZE,
+            MIN_SIZE
+        )
+        .is_none());
     }
 }
