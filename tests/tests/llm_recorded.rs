@@ -135,7 +135,14 @@ fn replay(paper: &str) {
          gates {}",
         report["gate_counts"]
     );
-    assert_eq!(entered, cands.len() as u64);
+    // Every candidate enters the first gate (reviewer-fact), which runs before structure.
+    let first = &report["gate_counts"].as_array().unwrap()[0];
+    assert_eq!(first["gate"], "reviewer-fact", "{}", report["gate_counts"]);
+    assert_eq!(first["entered"].as_u64().unwrap(), cands.len() as u64);
+    assert_eq!(
+        entered,
+        cands.len() as u64 - first["dropped"].as_u64().unwrap()
+    );
     assert!(
         passed_quote * 10 >= entered * 8,
         "{paper}: only {passed_quote} of {entered} candidates pass the quote gate"
