@@ -99,3 +99,24 @@ pub fn coverage(
     }
     Ok(q)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use semtrace_core::nli::LexicalStandIn;
+
+    #[test]
+    fn prefilter_skips_only_windows_sharing_under_two_content_words() {
+        // Deterministic stand-in (word overlap), not the model: this checks which pairs are scored.
+        let facts = ["sparse routing halves the inference cost"];
+        let one = vec!["Routing is discussed at length here.".to_string()];
+        let two = vec!["Sparse routing appears to help a lot.".to_string()];
+        let q = |controls: &[String], pre: bool| {
+            coverage(&LexicalStandIn, &facts, controls, pre, &mut |_, _| {}).unwrap()[0][0]
+        };
+        assert!(q(&one, false) > 0.0);
+        assert_eq!(q(&one, true), 0.0);
+        assert_eq!(q(&two, true), q(&two, false));
+        assert!(q(&two, true) > 0.0);
+    }
+}

@@ -125,15 +125,11 @@ pub fn protect_text(
             max_size,
             &mut moved_at,
         ) {
-            Err(e) => match moved_at {
-                Some(size) if tries < 3 && size * 0.93 >= place::MIN_SIZE => {
-                    tries += 1;
-                    max_size = (size * 0.93 * 100.0).floor() / 100.0;
-                    drop(e);
-                }
-                _ => return Err(e),
-            },
-            ok => return ok,
+            Err(_) if tries < 3 && moved_at.is_some_and(|s| s * 0.93 >= place::MIN_SIZE) => {
+                tries += 1;
+                max_size = (moved_at.unwrap_or(place::MIN_SIZE) * 0.93 * 100.0).floor() / 100.0;
+            }
+            done => return done,
         }
     }
 }
