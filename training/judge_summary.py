@@ -1,11 +1,13 @@
-"""Per-rubric counts of the fact judgments (training/data/fact-judgments/judge-*.jsonl, rubric v1).
-usage: python3 training/judge_summary.py"""
+"""Per-rubric counts of the fact judgments (rubric v1): round 1 in
+training/data/fact-judgments/judge-*.jsonl, later rounds in training/data/fact-judgments/<round>/.
+usage: python3 training/judge_summary.py [ROUND]   (e.g. round2)"""
 import collections
 import glob
 import json
 import os
+import sys
 
-d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "fact-judgments")
+d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "fact-judgments", *sys.argv[1:2])
 rows = [json.loads(l) for f in sorted(glob.glob(os.path.join(d, "judge-*.jsonl"))) for l in open(f)]
 qs = ["self_contained", "true_to_quote", "reviewer_like", "not_boilerplate"]
 n = len(rows)

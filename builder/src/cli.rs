@@ -896,4 +896,23 @@ mod tests {
             }
         );
     }
+
+    /// `--priors` defaults to the learned mention model; `uniform` is the r_f = 1/2 fallback.
+    #[test]
+    fn priors_default_to_learned_and_accept_uniform() {
+        let priors = |extra: &[&str]| {
+            let mut argv = vec!["semtrace", "build", "paper.pdf", "--out", "o"];
+            argv.extend_from_slice(extra);
+            match Cli::parse_from(argv).command {
+                Command::Build(a) => a.priors,
+                _ => panic!("not build"),
+            }
+        };
+        assert_eq!(priors(&[]), PriorsMode::Learned);
+        assert_eq!(priors(&["--priors", "uniform"]), PriorsMode::Uniform);
+        assert!(
+            Cli::try_parse_from(["semtrace", "build", "p.pdf", "-o", "o", "--priors", "flat"])
+                .is_err()
+        );
+    }
 }

@@ -137,7 +137,7 @@ fn agreement_budgets_and_the_exhaustive_cache() {
     // o_min, so round 4 scores every pair and the fast report is the exhaustive one.
     let default = agreement(&[]);
     assert_eq!(default["fast_verdict_margin"], 3);
-    assert!((default["fast_escalate"].as_f64().unwrap() - 0.01).abs() < 1e-6);
+    assert!((default["fast_escalate"].as_f64().unwrap() - 0.005).abs() < 1e-6);
     let (positions3, agree3, fast3, exhaustive3) = agreement_figures(&default);
     assert_eq!(
         (positions3, agree3, fast3, exhaustive3),

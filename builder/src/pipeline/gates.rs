@@ -466,7 +466,7 @@ mod tests {
                 id: "p1.u1".into(),
                 page: 1,
                 section: None,
-                text: "The encoder is composed of a stack of six identical layers with residual con-\nnections around each of the two sub-layers.".into(),
+                text: "The encoder is composed of a stack of six identical layers with residual con-\nnections around each of its two sub-layers.".into(),
             },
             EvidenceUnit {
                 id: "p2.u1".into(),
@@ -476,7 +476,7 @@ mod tests {
             },
         ];
         let src = Source::new(&units);
-        let long = "the encoder is composed of a stack of six identical layers with residual connections around each of the two sub-layers";
+        let long = "the encoder is composed of a stack of six identical layers with residual connections around each of its two sub-layers";
         let cands = vec![
             cand("c1", "The encoder is composed of a stack of six identical layers with residual connections around each sub-layer.", "stack of six identical layers with residual connections", 0.0),
             cand("c2", "Too short to be a fact.", "stack of six identical layers", 0.0),

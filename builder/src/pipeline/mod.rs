@@ -830,6 +830,22 @@ mod tests {
     }
 
     #[test]
+    fn uniform_priors_give_every_fact_one_half() {
+        // What `--priors uniform` asks for: no controls, no learned model.
+        let Outcome::Built { report, .. } = build_full(6, b"key", false) else {
+            panic!("expected a bundle")
+        };
+        assert_eq!(report.priors.as_ref().unwrap().source, "none");
+        let approved: Vec<_> = report.candidates.iter().filter(|c| c.r.is_some()).collect();
+        assert!(approved.len() >= 12);
+        assert!(
+            approved.iter().all(|c| c.r == Some(0.5)),
+            "{:?}",
+            approved[0].r
+        );
+    }
+
+    #[test]
     fn pairs_and_slots_do_not_depend_on_the_secret() {
         // The optimiser must never see the selection: two secrets give the same pairs in the
         // same slots, and the selected side differs exactly where the keyed bits differ.

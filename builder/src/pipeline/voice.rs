@@ -143,6 +143,21 @@ pub fn rewrite_text(text: &str) -> String {
     out.join(" ")
 }
 
+/// Whether the sentence speaks of the authors ("we", "our") and of others ("their method")
+/// at once: the rewrite turns "we" into "the authors" and "our" into "their", after which the
+/// others' "their" reads as the authors' ("... their method can outperform the proposed
+/// method" from "their method can outperform our method"). Such a sentence is not rewritten
+/// into a candidate.
+pub fn third_person_clash(sentence: &str) -> bool {
+    let has = |ws: &[&str]| {
+        sentence.split_whitespace().any(|w| {
+            let (_, core, _) = split_word(w);
+            ws.contains(&core.to_lowercase().as_str())
+        })
+    };
+    has(&["we", "our", "ours", "us"]) && has(&["they", "their", "theirs", "them"])
+}
+
 /// Rewrite one sentence from the authors' voice into a reviewer's.
 pub fn rewrite(sentence: &str) -> String {
     let s = drop_frame(&drop_purpose_frame(sentence.trim()));
@@ -369,6 +384,19 @@ pub fn split_word(w: &str) -> (&str, &str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn others_their_next_to_we_is_a_clash() {
+        assert!(third_person_clash(
+            "We also find that if we use the sparsity found by our method, their method can come close to our method."
+        ));
+        assert!(!third_person_clash(
+            "We propose two novel model architectures for computing word vectors."
+        ));
+        assert!(!third_person_clash(
+            "Their method fails on long sentences, as shown by Smith et al."
+        ));
+    }
 
     #[test]
     fn contribution_verbs_become_the_paper() {
