@@ -1159,7 +1159,42 @@ fn strip_references(s: &str) -> String {
             break;
         };
         let inner = &rest[open + 1..open + len];
-        if is_reference(inner, close == ']') {
+        // A citation that is part of the grammar ("as provided in (Smith, 2019).", "Recently,
+        // (Smith et al.) proposed ...") stays: removing it leaves a broken sentence.
+        let before = format!("{out}{}", &rest[..open]);
+        let prev = before
+            .split_whitespace()
+            .next_back()
+            .unwrap_or("")
+            .to_lowercase();
+        const GRAMMATICAL_BEFORE: &[&str] = &[
+            "in",
+            "by",
+            "of",
+            "from",
+            "to",
+            "that",
+            "as",
+            "than",
+            "like",
+            "unlike",
+            "with",
+            "and",
+            "or",
+            "follow",
+            "following",
+            "follows",
+            "similar",
+            "see",
+            "on",
+            "for",
+            "at",
+            "cf.",
+        ];
+        let grammatical = prev.is_empty()
+            || prev.ends_with([',', ';', ':', '('])
+            || GRAMMATICAL_BEFORE.contains(&prev.as_str());
+        if !grammatical && is_reference(inner, close == ']') {
             out.push_str(rest[..open].trim_end());
         } else {
             out.push_str(&rest[..=open + len]);
@@ -1507,6 +1542,13 @@ mod tests {
             section: Some("Method".into()),
             text: String::new(),
         };
+        for kept in [
+            "The tokenizer is provided in (Smith et al., 2019).",
+            "Recently, (Smith et al., 2019) proposed to handcraft kernels.",
+            "The split follows [12] exactly.",
+        ] {
+            assert_eq!(super::strip_references(kept), kept);
+        }
         let s = "We replace every entry of the sparse frequency matrix by its pointwise mutual information (Church and Hanks, 1990).";
         let c = super::candidate_from(s, &u, super::Kind::Sentence).expect("a candidate");
         assert_eq!(

@@ -821,6 +821,15 @@ pub fn figure_debris(s: &str) -> Option<String> {
     }) {
         return Some(format!("glyph {}", quoted(&c.to_string())));
     }
+    // "a−ention", "„e former": a minus sign or low quote standing for a ligature ("tt", "Th").
+    if let Some(x) = w.iter().find(|x| {
+        let c: Vec<char> = x.raw.chars().collect();
+        c.first() == Some(&'„')
+            || c.windows(3)
+                .any(|t| t[1] == '−' && t[0].is_alphabetic() && t[2].is_alphabetic())
+    }) {
+        return Some(format!("ligature glyph in {}", quoted(x.raw)));
+    }
     // "regularities1,", "quality is low.1 Cluster": a footnote or citation number fused to a
     // word. Long lowercase words only: "conv5", "layer4" and "word2vec" are names.
     for x in &w {
@@ -1057,6 +1066,10 @@ pub fn undefined_symbol(s: &str) -> Option<String> {
         }
         // "(a)" list markers, "2 x 3" products, letters in quotes.
         let bracketed = letter && (x.raw.starts_with('(') || raw.ends_with(')'));
+        // "t- SNE": a word hyphenated across a line.
+        if letter && (x.raw.ends_with('-') || next.starts_with('-')) && x.raw.len() <= 3 {
+            continue;
+        }
         if bracketed || x.raw.starts_with(['"', '“', '\'']) {
             continue;
         }
@@ -1559,7 +1572,7 @@ pub fn needs_context(s: &str) -> Option<String> {
             }
         }
     }
-    // "identical to both models", "between the two vectors", "another type of relationship",
+    // "between the two vectors", "another type of relationship",
     // "those dictionaries of patches": a set or an alternative introduced earlier.
     for (i, x) in w.iter().enumerate() {
         let next = w.get(i + 1);
@@ -1567,18 +1580,7 @@ pub fn needs_context(s: &str) -> Option<String> {
         let next_plain = next.is_some_and(|n| n.raw.starts_with(char::is_lowercase));
         let named_list =
             w[..i].iter().any(|y| y.lower == "and") || w[i + 1..].iter().any(|y| y.lower == "and");
-        // "to both reduce ... and adapt" coordinates two verbs.
-        let coordinated = i > 0 && w[i - 1].lower == "to" && !next_lower.ends_with('s');
         let phrase = match x.lower.as_str() {
-            "both"
-                if i > 0
-                    && !coordinated
-                    && next_plain
-                    && !matches!(next_lower, "the" | "of")
-                    && !named_list =>
-            {
-                Some(format!("both {}", next_lower))
-            }
             "two"
                 if i > 0
                     && w[i - 1].lower == "the"
@@ -1903,8 +1905,6 @@ mod tests {
         assert_dropped(
             Rule::NeedsContext,
             &[
-                "The number of parameters in the embedding layer was omitted in the calculation as it is identical to both models.",
-                "Dropout training is used to encourage the model to learn to trust both sources of evidence.",
                 "A common method is to measure the cosine of the angle between the two vectors.",
                 "Example of another type of relationship can be word pairs big - biggest.",
                 "The behavior of those dictionaries of patches in some classification methods is still not well understood.",
@@ -1921,6 +1921,10 @@ mod tests {
             "The authors find that adding another factor to the model only slightly slows down inference.",
             "The positional encodings have the same dimension as the embeddings, so that the two can be summed.",
             "The paper explores subnetworks of trained networks in order to both reduce the memory needs of fine-tuned models and adapt to new tasks.",
+            // "both" inside a sentence is left alone: as often a set the sentence names ("two
+            // datasets, both private") as one named earlier (judged corpus facts: 3 and 3).
+            "The authors evaluate the methods on two different types of datasets, both private.",
+            "The authors applied t- SNE with a cosine kernel to reduce the item vectors to 2 dimensions.",
             "The proposed model is trained on eight P100 GPUs for 3.5 days on the WMT 2014 English-French dataset.",
         ]);
     }
@@ -1969,6 +1973,8 @@ mod tests {
                 "The authors design a new test set for measuring syntactic regularities1, and show many can be learned.",
                 "SUBJ Subjectivity data set where the goal is to classify each snippet as subjective or objective.",
                 "Given the growth of information on the web, users are o›en greeted with countless products.",
+                "The a−ention mechanism of the model weighs the neighbours of each item in the session.",
+                "„e former mentioned collaborative deep learning model is lack of robustness to noise.",
                 "Traditional Collaborative Filtering A traditional collaborative filtering algorithm represents a customer as a vector.",
                 "A common way to compare word vectors is to measure the cosine of their angle: 4.",
             ],
