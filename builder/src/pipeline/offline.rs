@@ -1358,7 +1358,11 @@ fn candidate_from(piece: &str, unit: &EvidenceUnit, kind: Kind) -> Option<Candid
         k => k,
     };
     let lower = s.to_lowercase();
-    if voice::third_person_clash(s) {
+    // A we/their clash is no candidate, unless the reviewer-fact gate drops the sentence anyway
+    // ("We thank the reviewers for their comments"): then the report shows why.
+    if voice::third_person_clash(s)
+        && reviewer_facts::check(&voice::rewrite(s), s, unit.section.as_deref()).is_none()
+    {
         return None;
     }
     // The opener is judged after the voice rewrite: "In this paper, we propose" opens with "The".
@@ -1642,7 +1646,7 @@ mod tests {
         let good = "In this paper, we propose a retrieval model that ranks passages with a learned sparse index of terms.";
         // Excluded by the reviewer-fact rules (an acknowledgement): it still enters the first pass,
         // so the report shows why it was dropped, but it does not use up the one place there.
-        let thanks = "We thank the anonymous reviewers of the conference for the insightful comments on an earlier draft.";
+        let thanks = "We thank the anonymous reviewers of the conference for their insightful comments on an earlier draft.";
         let u = unit(&format!("{thanks} {good}"), "Introduction");
         let (first, rest) = extract(&[u], 1);
         assert!(rest.is_empty(), "{rest:?}");
