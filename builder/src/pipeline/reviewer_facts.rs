@@ -833,29 +833,16 @@ pub fn figure_debris(s: &str) -> Option<String> {
     // "regularities1,", "quality is low.1 Cluster": a footnote or citation number fused to a
     // word. Long lowercase words only: "conv5", "layer4" and "word2vec" are names.
     for x in &w {
-        let digits = x
-            .core
-            .chars()
-            .rev()
-            .take_while(char::is_ascii_digit)
-            .count();
-        let letters = &x.core[..x.core.len() - digits];
-        let fused_word = (1..=2).contains(&digits)
-            && letters.chars().count() >= 6
-            && letters.chars().all(|c| c.is_ascii_lowercase());
-        let after_stop = x.tail.is_empty() && {
-            let c: Vec<char> = x.core.chars().collect();
-            c.len() >= 4
-                && c.iter().rev().take_while(|c| c.is_ascii_digit()).count() <= 2
-                && x.raw.contains('.')
-                && x.core.split_once('.').is_some_and(|(a, b)| {
-                    a.chars().count() >= 2
-                        && a.chars().all(|c| c.is_ascii_lowercase())
-                        && !ABBREVIATIONS.contains(&a)
-                        && (1..=2).contains(&b.len())
-                        && b.chars().all(|c| c.is_ascii_digit())
-                })
-        };
+        let fused_word = footnote_stem(x.core).is_some();
+        // "low.1": the number after a full stop, before the next sentence.
+        let after_stop = x.tail.is_empty()
+            && x.core.split_once('.').is_some_and(|(a, b)| {
+                a.chars().count() >= 2
+                    && a.chars().all(|c| c.is_ascii_lowercase())
+                    && !ABBREVIATIONS.contains(&a)
+                    && (1..=2).contains(&b.len())
+                    && b.chars().all(|c| c.is_ascii_digit())
+            });
         if fused_word || after_stop {
             return Some(format!("footnote number fused {}", quoted(x.raw)));
         }
@@ -1173,6 +1160,17 @@ pub fn pointer(s: &str) -> Option<String> {
         .iter()
         .find(|p| lower.contains(*p))
         .map(|p| quoted(p.trim_end_matches([',', ' '])))
+}
+
+/// The word without a footnote mark fused to it ("regularities1" → "regularities"): one or two
+/// digits after six or more lowercase letters ("conv5", "layer4", "word2vec" are names).
+pub fn footnote_stem(core: &str) -> Option<&str> {
+    let digits = core.chars().rev().take_while(char::is_ascii_digit).count();
+    let letters = &core[..core.len() - digits];
+    ((1..=2).contains(&digits)
+        && letters.chars().count() >= 6
+        && letters.chars().all(|c| c.is_ascii_lowercase()))
+    .then_some(letters)
 }
 
 /// A question is not a statement about the paper.
