@@ -119,6 +119,8 @@ async function walkEntries(entries) {
 
 async function loadFiles(list) {
   const generation = ++state.loadGeneration;
+  // "paired" marks a finished pairing (read by tests and scripts); a new drop clears it at once.
+  delete document.body.dataset.paired;
   showMessage("");
   $("results").hidden = true;
   // Hidden files (".DS_Store", editor backups) are never reviews.
