@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_nli import build_model  # noqa: E402
+from train_nli import build_model, load_checkpoint_model  # noqa: E402
 
 
 class PlainBert(torch.nn.Module):
@@ -91,11 +91,11 @@ def main():
     torch.set_num_threads(2)
     os.makedirs(args.out_dir, exist_ok=True)
 
-    model = build_model()
     if args.ckpt != "none":
-        ck = torch.load(args.ckpt, map_location="cpu", weights_only=False)
-        model.load_state_dict(ck["model"])
-        print(f"loaded {args.ckpt} (step {ck['state']['step']})")
+        model, ck = load_checkpoint_model(args.ckpt)
+        print(f"loaded {args.ckpt} (step {ck['state']['step']}, {len(model.bert.encoder.layer)} encoder layers)")
+    else:
+        model = build_model()
     model.eval()
 
     fp32 = os.path.join(args.out_dir, "model.fp32.onnx")

@@ -44,12 +44,41 @@ class CrossEncoder(nn.Module):
         return self.classifier(self.dropout(out.pooler_output))
 
 
-def build_model(bdir=None):
+def build_model(bdir=None, n_layers=None):
+    """The cross-encoder on the backbone; `n_layers` keeps only the encoder's first layers (a checkpoint of a
+    student made by `keep_layers` records its count)."""
     from transformers import BertModel
 
     bdir = bdir or backbone_dir()
     bert = BertModel.from_pretrained(bdir, add_pooling_layer=True, attn_implementation="eager")
-    return CrossEncoder(bert)
+    model = CrossEncoder(bert)
+    if n_layers is not None:
+        keep_layers(model, list(range(n_layers)))
+    return model
+
+
+def keep_layers(model, keep):
+    """A student from a trained cross-encoder: only the encoder layers `keep` (indices, in order) stay,
+    with the embeddings, pooler and head. Cost per pair is about proportional to the layer count."""
+    model.bert.encoder.layer = nn.ModuleList([model.bert.encoder.layer[i] for i in keep])
+    model.bert.config.num_hidden_layers = len(keep)
+    return model
+
+
+def load_checkpoint_model(path, bdir=None):
+    """A model with the layer count its checkpoint records (all 6 when it records none)."""
+    ck = torch.load(path, map_location="cpu", weights_only=False)
+    model = build_model(bdir, ck.get("n_layers"))
+    model.load_state_dict(ck["model"])
+    return model, ck
+
+
+def kd_loss(student_logits, teacher_logits, temp):
+    """Soft-label distillation: KL(teacher || student) at temperature `temp`, scaled by temp^2 so its
+    gradient is on the scale of the hard-label loss (Hinton et al., 2015)."""
+    t = F.softmax(teacher_logits / temp, dim=-1)
+    ls = F.log_softmax(student_logits / temp, dim=-1)
+    return (t * (t.clamp_min(1e-12).log() - ls)).sum(-1).mean() * temp * temp
 
 
 def collate(exs, pad_id=0):
@@ -408,7 +437,15 @@ def main():
     ap.add_argument("--bf16", action="store_true", help="bf16 autocast for forward/backward (CPU with avx512_bf16/AMX)")
     ap.add_argument("--init", default=None, help="start from the model weights of this checkpoint (stage 2)")
     ap.add_argument("--bench", type=int, default=0, help="only time this many steps, then exit")
+    ap.add_argument("--student-layers", default=None,
+                    help="distil a student: keep these encoder layers of the --init model (comma-separated indices, "
+                         "e.g. 0,2,4), then train it against --teacher's soft labels and the hard labels")
+    ap.add_argument("--teacher", default=None, help="checkpoint of the teacher for --student-layers")
+    ap.add_argument("--kd-alpha", type=float, default=0.7, help="weight of the distillation loss (1 - it: hard labels)")
+    ap.add_argument("--kd-temp", type=float, default=2.0, help="distillation temperature")
     args = ap.parse_args()
+    if args.student_layers and not (args.init and args.teacher):
+        sys.exit("--student-layers needs --init (the weights it keeps layers of) and --teacher")
 
     torch.set_num_threads(args.threads)
     random.seed(args.seed)
@@ -451,10 +488,23 @@ def main():
     ntok = sum(len(e["ids"]) for e in train)
     print(f"train examples {len(train)} (mean {ntok / len(train):.1f} tokens), dev {len(dev)}", flush=True)
 
-    model = build_model(bdir)
+    teacher = None
     if args.init:
-        model.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=False)["model"])
+        model, _ = load_checkpoint_model(args.init, bdir)
         print(f"initialised from {args.init}", flush=True)
+    else:
+        model = build_model(bdir)
+    n_layers = None
+    if args.student_layers:
+        keep = [int(x) for x in args.student_layers.split(",")]
+        keep_layers(model, keep)
+        n_layers = len(keep)
+        teacher, _ = load_checkpoint_model(args.teacher, bdir)
+        teacher.eval()
+        for p in teacher.parameters():
+            p.requires_grad_(False)
+        print(f"student: encoder layers {keep} of {args.init}; teacher {args.teacher} "
+              f"({len(teacher.bert.encoder.layer)} layers), kd alpha {args.kd_alpha} T {args.kd_temp}", flush=True)
     if args.generic_neg:
         gen = generic_negatives(model, tok, train, args.seed, args.generic_neg)
         encode_all(tok, gen)
@@ -480,7 +530,7 @@ def main():
     last = os.path.join(args.ckpt_dir, "last.pt")
     if os.path.exists(last) and not args.bench:
         ck = torch.load(last, map_location="cpu", weights_only=False)
-        if ck.get("args_sig") != [args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick]:
+        if ck.get("args_sig") != [args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers]:
             sys.exit(f"{last} was written with different settings; remove {args.ckpt_dir} to start over")
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
@@ -491,10 +541,10 @@ def main():
 
     def save(path, full=True):
         tmp = path + ".tmp"
-        d = {"model": model.state_dict(), "state": state}
+        d = {"model": model.state_dict(), "state": state, "n_layers": n_layers}
         if full:
             d.update(opt=opt.state_dict(), sched=sched.state_dict(), torch_rng=torch.get_rng_state(),
-                     args_sig=[args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick])
+                     args_sig=[args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers])
         torch.save(d, tmp)
         os.replace(tmp, path)
 
@@ -534,6 +584,15 @@ def main():
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
                 logits = model(ids, am, tt)
             loss = nli_loss(logits.float(), labels, binary, weight)
+            if teacher is not None:
+                # The teacher's soft labels, except on the decoding pairs: their labels are there because
+                # the teacher (the shipped model) over-reads such windows, so they keep their hard label.
+                soft = torch.tensor([train[i]["src"] != "decoding" for i in batches[bi]])
+                if soft.any():
+                    with torch.no_grad():
+                        t_logits = teacher(ids[soft], am[soft], tt[soft])
+                    kd = kd_loss(logits.float()[soft], t_logits.float(), args.kd_temp) * soft.float().mean()
+                    loss = (1 - args.kd_alpha) * loss + args.kd_alpha * kd
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

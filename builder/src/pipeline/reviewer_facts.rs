@@ -44,10 +44,13 @@ pub enum Rule {
     UndefinedSymbol,
     /// A pointer or roadmap sentence ("is shown in Alg. 2", "Now the authors describe ...").
     Pointer,
+    /// The field's background, not the paper's work ("Several methods have been proposed to
+    /// ...", "GEC has attracted widespread attention"), with no word tying it to the paper.
+    Background,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 10] = [
+    pub const ALL: [Rule; 11] = [
         Rule::Acknowledgement,
         Rule::FrontMatter,
         Rule::AuthorContribution,
@@ -58,6 +61,7 @@ impl Rule {
         Rule::NeedsContext,
         Rule::UndefinedSymbol,
         Rule::Pointer,
+        Rule::Background,
     ];
 
     pub fn name(self) -> &'static str {
@@ -72,6 +76,7 @@ impl Rule {
             Rule::NeedsContext => "needs-context",
             Rule::UndefinedSymbol => "undefined-symbol",
             Rule::Pointer => "pointer",
+            Rule::Background => "background",
         }
     }
 }
@@ -111,6 +116,7 @@ pub fn check(text: &str, quote: &str, section: Option<&str>) -> Option<Exclusion
     .or_else(|| hit(Rule::NeedsContext, needs_context(text)))
     .or_else(|| hit(Rule::UndefinedSymbol, undefined_symbol(text)))
     .or_else(|| hit(Rule::Pointer, pointer(text)))
+    .or_else(|| hit(Rule::Background, background(text)))
 }
 
 /// A word of the text: its core (punctuation stripped at both ends) and what follows it.
@@ -657,6 +663,47 @@ pub fn citation_fragment(s: &str) -> Option<String> {
         }
     }
     let w = words(s);
+    // What a removed citation leaves: "provided in.", "Inspired by, which ...", "Follow, the
+    // authors use ...", "described in detail in (320M words)".
+    const GOVERNING: &[&str] = &[
+        "in",
+        "by",
+        "of",
+        "from",
+        "as",
+        "than",
+        "following",
+        "follow",
+        "like",
+        "see",
+        "with",
+        "to",
+    ];
+    // A preposition may end a clause ("the contexts they occur in, has ..."); after a participle
+    // ("provided in.", "Inspired by,"), at the start ("Follow,") or after "similar" it governed a
+    // citation.
+    if let Some((_, x)) = w.iter().enumerate().find(|(i, x)| {
+        GOVERNING.contains(&x.lower.as_str())
+            && x.raw.starts_with(x.core)
+            && x.tail.starts_with([',', '.', ';', ')'])
+            && (*i == 0
+                || w[i - 1].lower.ends_with("ed")
+                || matches!(w[i - 1].lower.as_str(), "similar" | "see" | "detail"))
+    }) {
+        return Some(format!(
+            "{} governs nothing",
+            quoted(&format!("{}{}", x.core, &x.tail[..1]))
+        ));
+    }
+    if let Some(p) = w
+        .windows(2)
+        .find(|p| p[0].lower == "in" && p[0].raw == p[0].core && p[1].raw.starts_with('('))
+    {
+        return Some(format!(
+            "{} governs nothing",
+            quoted(&format!("in {}", p[1].raw))
+        ));
+    }
     // An author list: several initials ("Mikolov, T., Chen, K.").
     let initials = w
         .iter()
@@ -1047,7 +1094,9 @@ pub fn undefined_symbol(s: &str) -> Option<String> {
                 && !arg[..arg.len() - 1].is_empty()
         };
         // "O(d)" is complexity notation, not a symbol of the paper.
-        let symbol = letter || (function && !raw.starts_with("O("));
+        let symbol = letter
+            || (function && !raw.starts_with("O("))
+            || (i > 0 && short_symbol(x.core) && !surname(&w, i));
         if !symbol {
             continue;
         }
@@ -1083,6 +1132,101 @@ pub fn undefined_symbol(s: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Phrases of a field's background ("Several methods have been proposed", "has attracted
+/// widespread attention", "in recent years").
+const BACKGROUND_PHRASES: &[&str] = &[
+    "have been proposed",
+    "has been proposed",
+    "have been widely used",
+    "has been widely used",
+    "has attracted",
+    "have attracted",
+    "has received",
+    "have received",
+    "has emerged",
+    "have emerged",
+    "is commonly used",
+    "are commonly used",
+    "recent studies",
+    "recent advances",
+    "in recent years",
+    "a handful of works",
+    "several prior works",
+    "remains an open",
+    "remains a daunting",
+    "plays an important role",
+    "plays a crucial role",
+    "has been recently introduced",
+    "were previously applied",
+    "key characteristic of",
+];
+
+/// The field's background, not the paper's work: a background phrase (or a "Recently," opener)
+/// in a sentence with no word tying it to the paper ("the authors", "the paper", "proposed" as
+/// the paper's own, "novel"). Such sentences come from introductions and related work; a
+/// reviewer does not restate them as what the paper did.
+pub fn background(s: &str) -> Option<String> {
+    let w = words(s);
+    let anchored = w.iter().enumerate().any(|(i, x)| match x.lower.as_str() {
+        "authors" | "paper" | "novel" | "we" | "our" | "propose" | "proposes" => true,
+        "proposed" => {
+            i == 0
+                || !matches!(
+                    w[i - 1].lower.as_str(),
+                    "been" | "was" | "were" | "be" | "is" | "are"
+                )
+        }
+        _ => false,
+    });
+    if anchored {
+        return None;
+    }
+    let lower: String = w
+        .iter()
+        .map(|x| x.lower.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(p) = BACKGROUND_PHRASES.iter().find(|p| lower.contains(*p)) {
+        return Some(format!("{} with no tie to the paper", quoted(p)));
+    }
+    if w.first().is_some_and(|x| x.lower == "recently") {
+        return Some(format!("{} with no tie to the paper", quoted("Recently")));
+    }
+    None
+}
+
+/// Two-letter words and units that are not symbols.
+const TWO_LETTER_WORDS: &[&str] = &[
+    "of", "to", "in", "is", "it", "on", "at", "as", "by", "be", "or", "an", "we", "us", "no", "so",
+    "up", "do", "go", "if", "me", "my", "he", "vs", "ie", "eg", "et", "al", "am", "ok", "ms", "kg",
+    "km", "cm", "mm", "nm", "db", "hz", "id", "pp", "nd", "rd", "th", "st", "ii", "iv", "vi", "ix",
+    "xi", "pc",
+];
+
+/// A subscripted symbol as the text layer flattens it: "ci" (c_i), "ht" (h_t), "Uc" (U_c),
+/// "CRi" (C_{R_i}). Plurals of acronyms ("LMs") are words.
+fn short_symbol(core: &str) -> bool {
+    let c: Vec<char> = core.chars().collect();
+    let two_letter_word = |t: &str| TWO_LETTER_WORDS.contains(&t.to_lowercase().as_str());
+    match c.as_slice() {
+        [a, b] if a.is_ascii_lowercase() && b.is_ascii_lowercase() => !two_letter_word(core),
+        [a, b] if a.is_ascii_uppercase() && b.is_ascii_lowercase() => !two_letter_word(core),
+        [a, b, d] => {
+            a.is_ascii_uppercase() && b.is_ascii_uppercase() && d.is_ascii_lowercase() && *d != 's'
+        }
+        _ => false,
+    }
+}
+
+/// "Coates and Ng", "De Meulder": a short capitalised word inside a name.
+fn surname(w: &[Word<'_>], i: usize) -> bool {
+    let capitalised_word = |j: usize| w.get(j).is_some_and(|x| is_capitalised(x.core));
+    is_capitalised(w[i].core)
+        && (capitalised_word(i - 1)
+            || capitalised_word(i + 1)
+            || (i >= 2 && matches!(w[i - 1].core, "and" | "&") && capitalised_word(i - 2)))
 }
 
 /// "The algorithm of ARML is shown in Alg. 2", "Now the authors are ready to describe ...":
@@ -1322,6 +1466,18 @@ const GENERIC_HEADS: &[&str] = &[
     "values",
     "vectors",
     "embeddings",
+    "framework",
+    "feature",
+    "features",
+    "segments",
+    "dataset",
+    "data",
+    "set",
+    "representation",
+    "system",
+    "effect",
+    "filters",
+    "checkpoint",
 ];
 
 /// Words between a determiner and its head that do not name anything.
@@ -1343,6 +1499,10 @@ const PLAIN_MODIFIERS: &[&str] = &[
     "standard",
     "main",
     "underlying",
+    "training",
+    "test",
+    "net",
+    "new",
 ];
 
 fn is_pronoun_subject(lower: &str) -> bool {
@@ -1860,7 +2020,12 @@ mod tests {
         };
         let key = |v: &serde_json::Value| format!("{}/{}", v["paper"], v["fact"]);
         let mut pass = BTreeMap::new();
-        for j in (1..=3).flat_map(|k| read(&format!("judge-{k}.jsonl"))) {
+        // Round 2 judged the facts of a later builder; a fact judged in both rounds keeps round 2's
+        // verdict.
+        for j in ["", "round2/"]
+            .iter()
+            .flat_map(|r| (1..=3).flat_map(move |k| read(&format!("{r}judge-{k}.jsonl"))))
+        {
             let ok = [
                 "self_contained",
                 "true_to_quote",
@@ -1874,7 +2039,14 @@ mod tests {
         }
         let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
         let (mut total, mut passed) = (0, 0);
-        for f in read("facts.jsonl") {
+        let mut facts = BTreeMap::new();
+        for f in read("facts.jsonl")
+            .into_iter()
+            .chain(read("round2/facts.jsonl"))
+        {
+            facts.insert(format!("{}|{}", f["paper"], f["text"]), f);
+        }
+        for f in facts.into_values() {
             let text = f["text"].as_str().unwrap();
             let ok = pass[&key(&f)];
             total += 1;
@@ -1948,6 +2120,79 @@ mod tests {
     }
 
     #[test]
+    fn flattened_subscripts_are_symbols() {
+        assert_dropped(
+            Rule::UndefinedSymbol,
+            &[
+                "The authors observed that adding a hidden layer between ci and the CRF layer marginally improved their results.",
+                "The authors first computed the 10-fold cross-validation RMSE of Uc for each user.",
+                "Fortunately, the authors find Un can be approximated by a piecewise linear function.",
+                "An aggregator is involved to encode CRi into a dense representation.",
+            ],
+        );
+        assert_kept(&[
+            "The paper presents results on the CoNLL-2002 and CoNLL-2003 datasets with the tagger of De Meulder.",
+            "The soft-assignment used by Coates and Ng does not affect the performance much.",
+            "The authors compare several LMs of different sizes on the same benchmark.",
+            "The input consists of queries and keys of dimension dk, and values of dimension dv.",
+        ]);
+    }
+
+    #[test]
+    fn what_a_removed_citation_leaves() {
+        assert_dropped(
+            Rule::CitationFragment,
+            &[
+                "The authors train the 640- dimensional model on 50M words provided in.",
+                "The authors train on several LDC corpora, described in detail in (320M words, 82K vocabulary).",
+                "Inspired by, which learned linear mappings between translation word spaces, the authors solve a linear regression.",
+                "Follow, the authors use two fully connected layers with 40 neurons as the base model.",
+            ],
+        );
+        assert_kept(&[
+            "The authors restricted the vocabulary size to the 1 million most frequent words of the Google News corpus.",
+            "The proposed model outperforms the baselines in all settings, as shown by the ablation study.",
+            "The distributional hypothesis, by which the meaning of words is evidenced by the contexts they occur in, motivated the work.",
+        ]);
+    }
+
+    #[test]
+    fn field_background() {
+        assert_dropped(
+            Rule::Background,
+            &[
+                "Several methods have been proposed to enhance the performance of SGD, such as Adadelta or Adam.",
+                "Because of promising applications in second language learning, GEC has attracted widespread attention from the NLP community.",
+                "Distributed representations of words have been widely used in many natural language processing (NLP) tasks.",
+                "Recently, post-training has emerged as an important component of the full training pipeline.",
+                "Recently, learning the underlying structure among tasks provide a more effective way for balancing customization and generalization.",
+            ],
+        );
+        assert_kept(&[
+            "The authors propose a method that has attracted attention as the first alignment-free metric.",
+            "Skip-gram with negative sampling was introduced by Mikolov et al. in 2013 and has been widely adopted.",
+            "The proposed model has received the highest human rating on all three test sets.",
+        ]);
+    }
+
+    #[test]
+    fn bare_subjects_of_data_and_frameworks() {
+        assert_dropped(
+            Rule::NeedsContext,
+            &[
+                "The framework allows the authors to run multiple replicas of the same model in parallel.",
+                "The training set comes with over 80,000 images each with 5 captions.",
+                "The dataset consists of three sets: 8544 sentences for training, 2210 for test and 1101 for validation.",
+                "The feature is similar to the impulse items in a supermarket checkout line.",
+            ],
+        );
+        assert_kept(&[
+            "The dataset of 100,000 movie reviews is split evenly into training and test sets.",
+            "The proposed framework reduces the training time of the baseline by a factor of three.",
+        ]);
+    }
+
+    #[test]
     fn pointers_and_roadmaps() {
         assert_dropped(
             Rule::Pointer,
@@ -1986,7 +2231,7 @@ mod tests {
     #[test]
     fn every_rule_has_a_name_and_a_reason() {
         let names: Vec<&str> = Rule::ALL.iter().map(|r| r.name()).collect();
-        assert_eq!(names.len(), 10);
+        assert_eq!(names.len(), 11);
         let e = check(
             "It achieves 28.4 BLEU on the WMT 2014 English-to-German task today.",
             "x",
