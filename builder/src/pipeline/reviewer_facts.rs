@@ -2001,10 +2001,10 @@ mod tests {
         );
     }
 
-    /// The rules against the rubric judgments of the selected corpus facts (measurement, not a
-    /// check: the judges are LLMs). Prints per rule how many facts it drops that the judges failed
-    /// and passed, and the passed ones. `cargo test -p semtrace --lib judged_facts -- --ignored
-    /// --nocapture`
+    /// The rules against the rubric judgments of the selected corpus facts of rounds 1 and 2
+    /// (measurement, not a check: the judges are LLMs; round 3's facts already passed these rules).
+    /// Prints per rule how many facts it drops that the judges failed and passed, and the passed
+    /// ones. `cargo test -p semtrace --bin semtrace judged_facts -- --ignored --nocapture`
     #[test]
     #[ignore]
     fn judged_facts() {
