@@ -283,6 +283,11 @@ pub fn front_matter(s: &str) -> Option<String> {
     }) {
         return Some(format!("e-mail address {}", quoted(x.raw)));
     }
+    for m in ["open-sourced", "added as an author"] {
+        if lower.contains(m) {
+            return Some(format!("code or authorship note ({})", quoted(m)));
+        }
+    }
     for m in [
         "http", "www.", "github", "gitlab", ".com/", ".org/", ".io/", ".edu",
     ] {
@@ -995,6 +1000,20 @@ pub fn authorial_directive(s: &str) -> Option<String> {
                 "definition {}",
                 quoted(&format!("the authors {}", c.core))
             ));
+        }
+    }
+    // Naming conventions: "The authors will refer to the former as ...", "is denoted as".
+    let lower = s.to_lowercase();
+    for m in [
+        "will refer to",
+        "is denoted as",
+        "are denoted as",
+        "is referred to as",
+        "can be loosely defined as",
+        "define that",
+    ] {
+        if lower.contains(m) {
+            return Some(format!("naming convention ({})", quoted(m)));
         }
     }
     w.iter()
@@ -2154,6 +2173,24 @@ mod tests {
             "The proposed model outperforms the baselines in all settings, as shown by the ablation study.",
             "The distributional hypothesis, by which the meaning of words is evidenced by the contexts they occur in, motivated the work.",
         ]);
+    }
+
+    #[test]
+    fn naming_conventions_and_code_notes() {
+        assert_dropped(
+            Rule::AuthorialDirective,
+            &[
+                "The authors will refer to the former as the forward LSTM and the latter as the backward LSTM.",
+                "The difference in tokenization is denoted as word-GREEN (word-level) or charGREEN (character-level).",
+            ],
+        );
+        assert_dropped(
+            Rule::FrontMatter,
+            &[
+                "The authors have open-sourced their implementation along with a high-level API in TensorFlow.",
+                "Yi Tay is added as an author later to help revise the paper for the major revision.",
+            ],
+        );
     }
 
     #[test]
