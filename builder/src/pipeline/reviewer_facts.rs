@@ -141,6 +141,11 @@ fn words(s: &str) -> Vec<Word<'_>> {
         .collect()
 }
 
+/// The first of `phrases` that the lowercased text contains.
+fn first_phrase<'a>(lower: &str, phrases: &[&'a str]) -> Option<&'a str> {
+    phrases.iter().copied().find(|p| lower.contains(p))
+}
+
 fn quoted(s: &str) -> String {
     format!("\"{s}\"")
 }
@@ -283,17 +288,16 @@ pub fn front_matter(s: &str) -> Option<String> {
     }) {
         return Some(format!("e-mail address {}", quoted(x.raw)));
     }
-    for m in ["open-sourced", "added as an author"] {
-        if lower.contains(m) {
-            return Some(format!("code or authorship note ({})", quoted(m)));
-        }
+    if let Some(m) = first_phrase(&lower, &["open-sourced", "added as an author"]) {
+        return Some(format!("code or authorship note ({})", quoted(m)));
     }
-    for m in [
-        "http", "www.", "github", "gitlab", ".com/", ".org/", ".io/", ".edu",
-    ] {
-        if lower.contains(m) {
-            return Some(format!("URL ({})", quoted(m)));
-        }
+    if let Some(m) = first_phrase(
+        &lower,
+        &[
+            "http", "www.", "github", "gitlab", ".com/", ".org/", ".io/", ".edu",
+        ],
+    ) {
+        return Some(format!("URL ({})", quoted(m)));
     }
     let code = w.iter().any(|x| {
         matches!(
@@ -312,35 +316,37 @@ pub fn front_matter(s: &str) -> Option<String> {
     if code && released {
         return Some("code availability".into());
     }
-    for m in [
-        "license",
-        "licence",
-        "licensed",
-        "copyright",
-        "©",
-        "all rights reserved",
-        "creative commons",
-        "permission to make",
-    ] {
-        if lower.contains(m) {
-            return Some(format!("licence or copyright ({})", quoted(m)));
-        }
+    if let Some(m) = first_phrase(
+        &lower,
+        &[
+            "license",
+            "licence",
+            "licensed",
+            "copyright",
+            "©",
+            "all rights reserved",
+            "creative commons",
+            "permission to make",
+        ],
+    ) {
+        return Some(format!("licence or copyright ({})", quoted(m)));
     }
-    for m in [
-        "corresponding author",
-        "work done while",
-        "work performed while",
-        "work was done while",
-        "during an internship",
-        "published as a conference paper",
-        "under review",
-        "camera-ready",
-        "index terms",
-        "keywords:",
-    ] {
-        if lower.contains(m) {
-            return Some(format!("author or affiliation line ({})", quoted(m)));
-        }
+    if let Some(m) = first_phrase(
+        &lower,
+        &[
+            "corresponding author",
+            "work done while",
+            "work performed while",
+            "work was done while",
+            "during an internship",
+            "published as a conference paper",
+            "under review",
+            "camera-ready",
+            "index terms",
+            "keywords:",
+        ],
+    ) {
+        return Some(format!("author or affiliation line ({})", quoted(m)));
     }
     const AFFILIATIONS: &[&str] = &[
         "university",
@@ -474,15 +480,16 @@ fn name_like(x: &Word<'_>) -> bool {
 /// "Equal contribution", "Listing order is random".
 pub fn author_contribution(s: &str) -> Option<String> {
     let lower = s.to_lowercase();
-    for m in [
-        "equal contribution",
-        "contributed equally",
-        "listing order is random",
-        "author order",
-    ] {
-        if lower.contains(m) {
-            return Some(quoted(m));
-        }
+    if let Some(m) = first_phrase(
+        &lower,
+        &[
+            "equal contribution",
+            "contributed equally",
+            "listing order is random",
+            "author order",
+        ],
+    ) {
+        return Some(quoted(m));
     }
     let w = words(s);
     // Names joined by "," / "and" / "with", then (after at most one adverb) a contribution verb.
@@ -651,21 +658,22 @@ pub fn named_verb(s: &str) -> bool {
 /// 2017), Long Beach, CA, USA").
 pub fn citation_fragment(s: &str) -> Option<String> {
     let lower = s.to_lowercase();
-    for m in [
-        "in proceedings",
-        "proceedings of",
-        "proc. ",
-        "arxiv preprint",
-        "arxiv:",
-        "isbn",
-        "doi:",
-        "pp. ",
-        "vol. ",
-        "in advances in",
-    ] {
-        if lower.contains(m) {
-            return Some(quoted(m.trim()));
-        }
+    if let Some(m) = first_phrase(
+        &lower,
+        &[
+            "in proceedings",
+            "proceedings of",
+            "proc. ",
+            "arxiv preprint",
+            "arxiv:",
+            "isbn",
+            "doi:",
+            "pp. ",
+            "vol. ",
+            "in advances in",
+        ],
+    ) {
+        return Some(quoted(m.trim()));
     }
     let w = words(s);
     // What a removed citation leaves: "provided in.", "Inspired by, which ...", "Follow, the
@@ -1004,17 +1012,18 @@ pub fn authorial_directive(s: &str) -> Option<String> {
     }
     // Naming conventions: "The authors will refer to the former as ...", "is denoted as".
     let lower = s.to_lowercase();
-    for m in [
-        "will refer to",
-        "is denoted as",
-        "are denoted as",
-        "is referred to as",
-        "can be loosely defined as",
-        "define that",
-    ] {
-        if lower.contains(m) {
-            return Some(format!("naming convention ({})", quoted(m)));
-        }
+    if let Some(m) = first_phrase(
+        &lower,
+        &[
+            "will refer to",
+            "is denoted as",
+            "are denoted as",
+            "is referred to as",
+            "can be loosely defined as",
+            "define that",
+        ],
+    ) {
+        return Some(format!("naming convention ({})", quoted(m)));
     }
     w.iter()
         .find(|x| matches!(x.lower.as_str(), "you" | "your" | "yourself"))
@@ -1207,7 +1216,7 @@ pub fn background(s: &str) -> Option<String> {
         .map(|x| x.lower.as_str())
         .collect::<Vec<_>>()
         .join(" ");
-    if let Some(p) = BACKGROUND_PHRASES.iter().find(|p| lower.contains(*p)) {
+    if let Some(p) = first_phrase(&lower, BACKGROUND_PHRASES) {
         return Some(format!("{} with no tie to the paper", quoted(p)));
     }
     if w.first().is_some_and(|x| x.lower == "recently") {
