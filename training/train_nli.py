@@ -496,7 +496,13 @@ def main():
         model = build_model(bdir)
     n_layers = None
     if args.student_layers:
-        keep = [int(x) for x in args.student_layers.split(",")]
+        n_have = len(model.bert.encoder.layer)
+        try:
+            keep = [int(x) for x in args.student_layers.split(",")]
+        except ValueError:
+            sys.exit(f"--student-layers {args.student_layers!r}: comma-separated layer indices, e.g. 0,2,5")
+        if not keep or any(not 0 <= i < n_have for i in keep) or len(set(keep)) != len(keep):
+            sys.exit(f"--student-layers {args.student_layers!r}: distinct indices in 0..{n_have - 1} of the --init model")
         keep_layers(model, keep)
         n_layers = len(keep)
         teacher, _ = load_checkpoint_model(args.teacher, bdir)
