@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark (prints the README's performance table):
+# Benchmark (prints the performance tables of docs/performance/):
 #  - engine pairs/s, tract vs onnxruntime: same graph, same pairs, same length-sorted batches,
 #    1 thread and all cores, at batches of 1 (the engine's default), 8 and 16, and each engine at its best;
 #  - the exhaustive decoder's wall time per real review (24 facts x all windows, all cores);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Detection validity, the figure the project optimises first (README, "Detection validity").
+# Detection validity, the figure the project optimises first (docs/evaluation.md).
 #   1. LLM-written reviews of protected copies (compliant positives) and of the originals (nulls),
 #      each against its own frozen bundle: ../shared/corpus/llm-reviews/manifest.jsonl;
 #   2. real human reviews of ../shared/corpus/reviews/neurips2025-dev.jsonl against bundles built

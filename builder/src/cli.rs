@@ -77,7 +77,7 @@ pub enum Command {
     Inspect(InspectArgs),
 }
 
-/// How the carrier is hidden (see the README for the trade-offs).
+/// How the carrier is hidden (see docs/protected-pdf.md for the trade-offs).
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CarrierModeArg {
     /// Text render mode 3: draws nothing. Some LLM ingestion tools (pymupdf4llm, firecrawl by
@@ -496,7 +496,7 @@ pub enum DecoderArg {
 
 /// The fast decoder's budget (`--decoder fast`; `bench --agreement`). The defaults are
 /// `FastOptions::default()`; "--fast-hub-threshold 0.005 --fast-escalate off --fast-verdict-margin
-/// off" is the leaner budget of before (fewer pairs, lower agreement: README, Performance).
+/// off" is the leaner budget of before (fewer pairs, lower agreement: docs/performance/).
 #[derive(Args, Debug, Clone)]
 pub struct FastArgs {
     /// Fast decoder, round 1: windows per fact scored first, by BM25 rank.

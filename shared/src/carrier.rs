@@ -22,7 +22,7 @@ pub const TEMPLATE_VERSION: &str = "semtrace-carrier/1";
 /// Review length the carrier asks for, in words.
 pub const REVIEW_WORDS: (usize, usize) = (400, 1200);
 
-/// How the carrier is hidden in the PDF (the trade-offs are in the README).
+/// How the carrier is hidden in the PDF (the trade-offs are in docs/protected-pdf.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CarrierMode {

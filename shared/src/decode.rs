@@ -258,7 +258,7 @@ mod tests {
         let s = score(&bad, &cw, &p);
         assert_eq!((s.score, s.matched), (-12, 0));
         assert_eq!(s.p_value, 1.0);
-        // K = 12 at α = 0.01: 8/8, 10/11 or 11/12 (README); K = 24: 19/24; 6/6 never.
+        // K = 12 at α = 0.01: 8/8, 10/11 or 11/12 (docs/method.md); K = 24: 19/24; 6/6 never.
         assert_eq!(matches_needed(8, 0.01), Some(8));
         assert_eq!(matches_needed(11, 0.01), Some(10));
         assert_eq!(matches_needed(12, 0.01), Some(11));

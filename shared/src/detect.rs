@@ -101,10 +101,11 @@ pub struct FastOptions {
 impl Default for FastOptions {
     fn default() -> Self {
         // Chosen by replaying budgets on the cached exhaustive runs of the first 19 corpus
-        // papers' reviews, and checked on the other papers' (README, Performance); escalation
+        // papers' reviews, and checked on the other papers' (docs/performance/); escalation
         // lowered 0.02 → 0.01 with the stage-3b model, which put 5 of 636 human-review positions
         // just under 0.02, then to 0.005 with top 4 for ≥ 99.5% position agreement on all 182
-        // human reviews against their own papers' bundles (README, Detection validity).
+        // human reviews against their own papers' bundles
+        // (docs/performance/2026-11-27-fast-decoder-budget.md).
         FastOptions {
             top: 4,
             extend: 1,
@@ -118,7 +119,7 @@ impl Default for FastOptions {
 
 impl FastOptions {
     /// The budget before rounds 3 and 4 existed (hub threshold 0.005): fewer pairs, lower
-    /// agreement (README, Performance).
+    /// agreement (docs/performance/2026-11-26-fast-decoder-rounds-3-4.md).
     pub fn lean() -> Self {
         FastOptions {
             hub_threshold: 0.005,

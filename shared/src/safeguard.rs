@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::rank::terms;
 
-/// Which window support counts, and how `both` is resolved (README, "Detection validity").
+/// Which window support counts, and how `both` is resolved (docs/evaluation.md).
 /// Written `none`, or rules joined by `+`: `top-N`, `hub-N`, `exclusive` (e.g. `top-2+exclusive`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]

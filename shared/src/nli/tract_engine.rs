@@ -25,8 +25,9 @@ enum Role {
 pub const SEQ_BUCKET: usize = 8;
 
 /// Pairs per inference batch unless [`TractNli::set_batch_size`] says otherwise. One pair per run
-/// was the fastest on the default model (`scripts/bench.sh`'s batch sweep, README Performance: 80.8
-/// pairs/s on one thread and 156.7 on two, against 70.8 and 135.4 for batches of 8): a pair's
+/// was the fastest on the default model (`scripts/bench.sh`'s batch sweep,
+/// docs/performance/2026-11-25-engine-batch-sweep.md: 80.8 pairs/s on one thread and 156.7 on
+/// two, against 70.8 and 135.4 for batches of 8): a pair's
 /// activations (the FFN's 1,536-wide rows) fit in the core's cache, and no pair is padded to a
 /// longer one. Results do not depend on the batching.
 pub const DEFAULT_BATCH: usize = 1;
