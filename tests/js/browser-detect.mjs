@@ -287,7 +287,9 @@ if (cfg.bad) {
     }
     await ctx.close();
   }
-  // A wrong model file served by the site (bytes that are not the manifest's).
+  // A wrong model file: the request for the site's model.onnx is answered by a Playwright route
+  // stub with bytes that are not the manifest's (the site itself serves the right file), as a
+  // stale cache or a broken deployment would.
   {
     const { ctx, page } = await newPage();
     await page.route("**/model/model.onnx", (route) =>

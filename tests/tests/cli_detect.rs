@@ -366,7 +366,8 @@ fn fast_decoder_agrees_on_the_sample_review_and_checks_its_verdict_exhaustively(
     );
     assert_eq!(ignored[0]["pairs_scored"], exhaustive["pairs_scored"]);
 
-    // A real human review of another paper observes few positions: no round 4, far fewer pairs,
+    // A real human review of the bundle's own paper (written without the protected copy) observes
+    // few positions: no round 4, far fewer pairs,
     // the same decisions.
     let human = dir.join("human.md");
     fs::write(&human, attention_human_review()).unwrap();
@@ -410,6 +411,10 @@ fn safeguard_reads_the_same_scores_and_is_named_in_the_report() {
     let g = parse(&run(&["--safeguard", "top-2+exclusive"]));
     assert_eq!(g["safeguard"], "top-2+exclusive");
     assert_eq!(g["pairs_scored"], paper["pairs_scored"]);
+    assert_eq!(
+        g["positions"].as_array().unwrap().len(),
+        paper["positions"].as_array().unwrap().len()
+    );
     for (a, b) in g["positions"]
         .as_array()
         .unwrap()

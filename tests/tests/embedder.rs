@@ -54,6 +54,15 @@ fn tract_embeddings_match_an_independent_numpy_forward_pass() {
     assert!(out.status.success());
     let reference: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let mut worst = 0f64;
+    // An empty or short reference reply must fail, not compare nothing.
+    let (na, nb) = (
+        ours["vectors"].as_array().unwrap().len(),
+        reference["vectors"].as_array().unwrap().len(),
+    );
+    assert!(
+        na > 0 && na == nb,
+        "vector counts differ or are zero: {na} vs {nb}"
+    );
     for (i, (a, b)) in ours["vectors"]
         .as_array()
         .unwrap()

@@ -97,6 +97,11 @@ fn argmax_agreement(a: &[Vec<Vec<f64>>], b: &[Vec<Vec<f64>>]) -> f64 {
             .max_by(|x, y| x.1.total_cmp(y.1))
             .map(|x| x.0)
     };
+    let (ra, rb) = (a.iter().flatten().count(), b.iter().flatten().count());
+    assert!(
+        ra > 0 && ra == rb,
+        "row counts differ or are zero: {ra} vs {rb}"
+    );
     let rows: Vec<(&Vec<f64>, &Vec<f64>)> = a.iter().flatten().zip(b.iter().flatten()).collect();
     rows.iter().filter(|(x, y)| argmax(x) == argmax(y)).count() as f64 / rows.len() as f64
 }
@@ -202,6 +207,12 @@ fn check_model(
     let r = reference(model_dir, &engine, &tok_pairs, &batches);
 
     let mut mismatches = 0;
+    // An empty or short reference reply must fail, not compare nothing.
+    assert_eq!(
+        tok_pairs.len(),
+        r.token_ids.len(),
+        "token id lists differ in count"
+    );
     for ((p, h), want) in tok_pairs.iter().zip(&r.token_ids) {
         let got = engine
             .token_ids(NliPair {
