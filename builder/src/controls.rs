@@ -56,13 +56,7 @@ pub fn generic_review_windows() -> Vec<String> {
     ];
     TEXTS
         .iter()
-        .flat_map(|t| {
-            let sents = semtrace_core::segment::sentences(t);
-            semtrace_core::segment::windows(&sents, 2, 128)
-                .0
-                .into_iter()
-                .map(|w| w.text)
-        })
+        .flat_map(|t| semtrace_core::segment::detector_window_texts(t))
         .collect()
 }
 

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::params;
 
 /// Value of the `format` field of every bundle.
 pub const BUNDLE_FORMAT: &str = "semtrace-bundle";
@@ -121,20 +122,20 @@ pub struct DecodingParams {
 }
 
 fn default_alpha() -> f64 {
-    0.01
+    params::ALPHA
 }
 
 impl DecodingParams {
     /// The Exact-12 defaults of the paper.
     pub fn exact12() -> Self {
         DecodingParams {
-            tau_min: 0.52,
-            margin: 0.20,
-            tau_both: 0.90,
-            o_min: 8,
-            ineligible_score: -13,
-            window_sentences: 2,
-            max_windows: 128,
+            tau_min: params::TAU_MIN,
+            margin: params::MARGIN,
+            tau_both: params::TAU_BOTH,
+            o_min: params::O_MIN,
+            ineligible_score: params::INELIGIBLE_SCORE,
+            window_sentences: params::WINDOW_SENTENCES,
+            max_windows: params::MAX_WINDOWS,
             alpha: default_alpha(),
         }
     }

@@ -4,14 +4,11 @@ use crate::bundle::Bundle;
 use crate::decode::{decide, score, verdict, Decision, Erasure};
 use crate::error::{Error, Result};
 use crate::nli::{NliPair, NliScorer};
+use crate::params::MAX_REVIEW_BYTES;
 use crate::rank::Bm25;
 use crate::report::{ModelCheck, PositionReport, RecipientResult, Report};
 use crate::safeguard::{self, Safeguard};
 use crate::segment::{sentences, windows, Window};
-
-/// Reviews larger than this are refused: real reviews are a few kB, and the 128-window cap would
-/// ignore almost all of such a text anyway, so it is almost certainly the wrong file.
-pub const MAX_REVIEW_BYTES: usize = 1 << 20;
 
 /// Refuse a review of `len` bytes if it is over [`MAX_REVIEW_BYTES`] (callers that can see a file's
 /// size check it before reading the file).

@@ -29,6 +29,7 @@ pub mod error;
 pub mod eval;
 mod mask_add;
 pub mod nli;
+pub mod params;
 pub mod plans;
 pub mod quote;
 pub mod rank;

@@ -56,6 +56,21 @@ pub fn sentences(text: &str) -> Vec<Sentence> {
     out
 }
 
+/// The window texts of a review at the detector's frozen settings (`params::WINDOW_SENTENCES`
+/// sentences, at most `params::MAX_WINDOWS`): what priors and gates score a text by.
+pub fn detector_window_texts(text: &str) -> Vec<String> {
+    let sents = sentences(text);
+    windows(
+        &sents,
+        crate::params::WINDOW_SENTENCES,
+        crate::params::MAX_WINDOWS,
+    )
+    .0
+    .into_iter()
+    .map(|w| w.text)
+    .collect()
+}
+
 /// Adjacent windows of `size` sentences (stride 1), at most `max_windows`. Also returns how many
 /// windows there were before the cap.
 pub fn windows(sentences: &[Sentence], size: usize, max_windows: usize) -> (Vec<Window>, usize) {

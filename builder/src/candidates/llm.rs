@@ -5,6 +5,7 @@
 //! are structurally invalid (wrong length, short quote, unknown unit, non-numeric scores) are dropped
 //! and counted; scores are clamped to their ranges. No quality gate is applied here.
 
+use semtrace_core::params::{MAX_WORDS, MIN_QUOTE_WORDS, MIN_WORDS};
 use std::collections::BTreeMap;
 
 use anyhow::Result;
@@ -16,9 +17,6 @@ use crate::llm::{ChatRequest, LlmClient, Message};
 use crate::source::EvidenceUnit;
 
 pub use semtrace_core::build::facts::CATEGORIES;
-pub const MIN_FACT_WORDS: usize = 12;
-pub const MAX_FACT_WORDS: usize = 35;
-pub const MIN_QUOTE_WORDS: usize = 5;
 
 #[derive(Debug, Clone)]
 pub struct GenOptions {
@@ -196,7 +194,7 @@ square brackets, e.g. [p3.u2]. Rules for every fact:\n\
 - SPECIFIC: prefer facts with numbers, dataset names, named methods, model sizes, hyper-parameters, \
 comparisons with named baselines.\n\
 - NEUTRAL: describe, do not praise or criticise (no \"impressive\", \"novel\", \"unfortunately\").\n\
-- {MIN_FACT_WORDS} to {MAX_FACT_WORDS} words, one sentence.\n\
+- {MIN_WORDS} to {MAX_WORDS} words, one sentence.\n\
 - \"quote\": an exact quotation of at least {MIN_QUOTE_WORDS} consecutive words copied character for \
 character from ONE paragraph of the excerpt that supports the fact (no unit id, no ellipsis, no \
 paraphrase); \"unit\": that paragraph's id.\n\
@@ -298,7 +296,7 @@ pub fn validate_item(
         return None;
     }
     let n = words(&text);
-    if !(MIN_FACT_WORDS..=MAX_FACT_WORDS).contains(&n) {
+    if !(MIN_WORDS..=MAX_WORDS).contains(&n) {
         counts.fact_length += 1;
         return None;
     }

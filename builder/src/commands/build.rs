@@ -3,6 +3,7 @@
 //! Outputs are written atomically (temporary file, then rename) and only after the whole build
 //! succeeded; a failed build writes its report (so the starving gate is on record) but no bundle.
 
+use semtrace_core::params::MAX_K;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -47,9 +48,6 @@ fn codeword_key(secret: Option<&PathBuf>) -> Result<(Vec<u8>, String)> {
         }
     }
 }
-
-/// Beyond this the carrier asks for more facts than a 1,200-word review holds.
-pub const MAX_K: usize = 48;
 
 pub fn run(args: BuildArgs) -> Result<i32> {
     if args.k < 2 || !args.k.is_multiple_of(2) || args.k > MAX_K {

@@ -1,5 +1,6 @@
 //! `semtrace detect`: reviews against a bundle, with a table or JSON Lines.
 
+use semtrace_core::params::MAX_REVIEW_BYTES;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -7,9 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::decode::Verdict;
-use semtrace_core::detect::{
-    check_model, check_review_len, review_text, Decoding, MAX_REVIEW_BYTES,
-};
+use semtrace_core::detect::{check_model, check_review_len, review_text, Decoding};
 use semtrace_core::report::Report;
 
 use crate::cli::DetectArgs;

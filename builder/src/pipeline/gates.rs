@@ -27,24 +27,18 @@ use std::collections::HashMap;
 use anyhow::Result;
 use semtrace_core::build::lexical::jaccard_lex;
 use semtrace_core::nli::{NliPair, NliScorer};
+// The frozen thresholds; the generic-mention gate uses τ_min.
+use semtrace_core::params::{
+    ALPHA_E, ALPHA_I, ALPHA_N, ALPHA_V, MAX_RATING_IMPACT, MAX_SENTIMENT, MAX_WORDS,
+    MIN_QUOTE_WORDS, MIN_WORDS, TAU_EQUIV_ENTAILMENT, TAU_EQUIV_JACCARD, TAU_MIN,
+    TAU_NEAR_DUP_COSINE, TAU_SOURCE,
+};
 use semtrace_core::{quote, segment};
 use serde::Serialize;
 
 use super::candidate::Candidate;
 use super::{reviewer_facts, scoring, voice};
 use crate::source::EvidenceUnit;
-
-pub const MIN_WORDS: usize = 12;
-pub const MAX_WORDS: usize = 35;
-pub const MIN_QUOTE_WORDS: usize = 5;
-pub const TAU_SOURCE: f64 = 0.68;
-pub const MAX_SENTIMENT: f64 = 0.35;
-pub const MAX_RATING_IMPACT: f64 = 0.35;
-pub const TAU_NEAR_DUP_COSINE: f64 = 0.99;
-pub const TAU_EQUIV_ENTAILMENT: f64 = 0.75;
-pub const TAU_EQUIV_JACCARD: f64 = 0.35;
-/// The detector's mention threshold τ_min, also the priors' τ_mention.
-pub const TAU_GENERIC_MENTION: f64 = 0.52;
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -281,7 +275,10 @@ pub fn run(
     // Rank survivors by the mention-free part of B(f).
     let pre = |i: usize, e: f64| {
         let a = &cands[i].attributes;
-        1.2 * e + 0.8 * a.importance + 0.5 * a.verifiability + 0.5 * a.naturalness
+        ALPHA_E * e
+            + ALPHA_I * a.importance
+            + ALPHA_V * a.verifiability
+            + ALPHA_N * cands[i].selection_naturalness()
     };
     survivors.sort_by(|x, y| pre(y.0, y.1).total_cmp(&pre(x.0, x.1)).then(x.0.cmp(&y.0)));
 
@@ -376,14 +373,14 @@ pub fn run(
             .iter()
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(b.1))
-            .filter(|(_, &v)| v >= TAU_GENERIC_MENTION);
+            .filter(|(_, &v)| v >= TAU_MIN);
         if let Some((w, &v)) = best {
             dropped[s] = true;
             drop(
                 &mut recs[survivors[s].0],
                 Gate::GenericMention,
                 format!(
-                    "entailment {v:.2} ≥ {TAU_GENERIC_MENTION} from a generic review window: \"{}\"",
+                    "entailment {v:.2} ≥ {TAU_MIN} from a generic review window: \"{}\"",
                     generic[w]
                 ),
             );

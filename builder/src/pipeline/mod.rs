@@ -20,13 +20,14 @@ use semtrace_core::build::assign::{self, AssignParams};
 use semtrace_core::build::codeword::{balanced_codeword, selection_bits};
 use semtrace_core::build::facts::FactAttrs;
 use semtrace_core::build::mention::{self, FactInput, Features, MentionModel, PaperContext};
-use semtrace_core::build::priors::{mention_rate, TAU_MENTION};
+use semtrace_core::build::priors::mention_rate;
 use semtrace_core::build::select::{mmr_select, utility};
 use semtrace_core::build::slots::default_slots;
 use semtrace_core::bundle::{
     Bundle, DecodingParams, Document, Fact, ModelIdentity, Position, BUNDLE_FORMAT, BUNDLE_VERSION,
 };
 use semtrace_core::nli::{NliPair, NliScorer};
+use semtrace_core::params::{self, TAU_MIN};
 
 use candidate::Candidate;
 use gates::{Approved, Embed, Gate, GateRecord, Source};
@@ -36,9 +37,6 @@ use report::{
 };
 
 use crate::source::{EvidenceUnit, SourceDoc};
-
-/// MMR trade-off λ (appendix).
-pub const MMR_LAMBDA: f64 = 1.2;
 
 /// Memoises entailment by (premise, hypothesis) so refill rounds and the pair matrix never
 /// re-score a pair.
@@ -134,18 +132,18 @@ pub enum Outcome {
 fn thresholds() -> serde_json::Value {
     serde_json::json!({
         "reviewer_fact_rules": reviewer_facts::Rule::ALL.map(reviewer_facts::Rule::name),
-        "words": [gates::MIN_WORDS, gates::MAX_WORDS],
-        "min_quote_words": gates::MIN_QUOTE_WORDS,
-        "tau_source": gates::TAU_SOURCE,
-        "max_sentiment": gates::MAX_SENTIMENT,
-        "max_rating_impact": gates::MAX_RATING_IMPACT,
-        "near_duplicate_cosine": gates::TAU_NEAR_DUP_COSINE,
-        "equivalence_entailment": gates::TAU_EQUIV_ENTAILMENT,
-        "equivalence_jaccard": gates::TAU_EQUIV_JACCARD,
-        "tau_generic_mention": gates::TAU_GENERIC_MENTION,
-        "tau_mention": TAU_MENTION,
-        "mmr_lambda": MMR_LAMBDA,
-        "implication_activation": 0.52,
+        "words": [params::MIN_WORDS, params::MAX_WORDS],
+        "min_quote_words": params::MIN_QUOTE_WORDS,
+        "tau_source": params::TAU_SOURCE,
+        "max_sentiment": params::MAX_SENTIMENT,
+        "max_rating_impact": params::MAX_RATING_IMPACT,
+        "near_duplicate_cosine": params::TAU_NEAR_DUP_COSINE,
+        "equivalence_entailment": params::TAU_EQUIV_ENTAILMENT,
+        "equivalence_jaccard": params::TAU_EQUIV_JACCARD,
+        "tau_generic_mention": TAU_MIN,
+        "tau_mention": TAU_MIN,
+        "mmr_lambda": params::LAMBDA_MMR,
+        "implication_activation": TAU_MIN,
         "objective": "8A + P + H",
     })
 }
@@ -254,14 +252,14 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         Some((src, list)) => Priors {
             source: src.clone(),
             controls: list.iter().map(|(n, _)| n.clone()).collect(),
-            tau_mention: TAU_MENTION,
+            tau_mention: TAU_MIN,
             features: mention::FEATURES.iter().map(|f| f.to_string()).collect(),
             note: format!("r_f from {} selection-only controls, add-one smoothing", list.len()),
         },
         None if learned_priors => Priors {
             source: "learned".into(),
             controls: Vec::new(),
-            tau_mention: TAU_MENTION,
+            tau_mention: TAU_MIN,
             features: mention::FEATURES.iter().map(|f| f.to_string()).collect(),
             note: format!(
                 "no controls: r_f from the embedded mention model {} ({}); C_co and the behavioural redundancy from the same model",
@@ -271,7 +269,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         None => Priors {
             source: "none".into(),
             controls: Vec::new(),
-            tau_mention: TAU_MENTION,
+            tau_mention: TAU_MIN,
             features: mention::FEATURES.iter().map(|f| f.to_string()).collect(),
             note: "no controls and no LLM, --priors uniform: r_f = 1/2 for every fact, so rarity does not inform selection or pairing".into(),
         },
@@ -427,13 +425,13 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
             if learned {
                 fact_attrs(a, q, mention_model.rate(x), Some(mention_model.gamma))
             } else {
-                fact_attrs(a, q, mention_rate(q, TAU_MENTION), None)
+                fact_attrs(a, q, mention_rate(q, TAU_MIN), None)
             }
         })
         .collect();
 
     // Selection.
-    let picks = mmr_select(&attrs, need, MMR_LAMBDA)?;
+    let picks = mmr_select(&attrs, need, params::LAMBDA_MMR)?;
     let index_of: HashMap<&str, usize> = all
         .iter()
         .enumerate()
@@ -626,7 +624,7 @@ fn fact_attrs(a: &Approved, q: &[f64], r: f64, co_gamma: Option<f64>) -> FactAtt
         e: a.e,
         i: at.importance,
         v: at.verifiability,
-        n: at.naturalness,
+        n: a.candidate.selection_naturalness(),
         r,
         q: q.to_vec(),
         category: at.category.clone(),

@@ -33,6 +33,7 @@
 //! initial pass takes the best `initial` of them, round-robin over units so that no unit floods
 //! the pool; the refill pass takes the rest, from units not yet covered.
 
+use semtrace_core::params::{self, LONG_SENTENCE_WORDS, UNANCHORED_PENALTY};
 use semtrace_core::segment;
 
 use super::candidate::{Attributes, Candidate};
@@ -293,7 +294,9 @@ pub fn extract(units: &[EvidenceUnit], initial: usize) -> (Vec<Candidate>, Vec<C
             for (piece, kind) in pieces(&sentence, kind) {
                 if let Some(c) = candidate_from(&piece, unit, kind) {
                     let a = &c.attributes;
-                    let pre = 0.8 * a.importance + 0.5 * a.verifiability + 0.5 * a.naturalness;
+                    let pre = params::ALPHA_I * a.importance
+                        + params::ALPHA_V * a.verifiability
+                        + params::ALPHA_N * a.naturalness;
                     mine.push((pre, c));
                 }
             }
@@ -364,9 +367,6 @@ impl Kind {
         }
     }
 }
-
-/// Sentences at least this long (in words) are also split at clause boundaries other than `;`.
-pub const LONG_SENTENCE_WORDS: usize = 25;
 
 /// A caption label opening `text` ("Figure 3:", "Fig. 2.", "Table 1:", "TABLE II."): whether it
 /// labels a table, and the byte length of the label with the blanks after it. The label must end
@@ -446,6 +446,14 @@ fn pieces(sentence: &str, kind: Kind) -> Vec<(String, Kind)> {
         return out;
     }
     let mut clauses: Vec<String> = Vec::new();
+    // The statements around layout debris: a footnote number after a full stop
+    // ("... rated items.2 The algorithm aggregates ...") and a heading run into the text
+    // ("Cluster Models To find customers ..."). The whole sentence is dropped as debris; its
+    // parts are verbatim spans that stand alone.
+    for part in debris_parts(s) {
+        clauses.extend(split_clauses(&part));
+        clauses.push(part);
+    }
     let core = after_connective(s);
     if let Some(rest) = core {
         clauses.push(rest.trim_end_matches(['.', '!']).to_string());
@@ -455,13 +463,56 @@ fn pieces(sentence: &str, kind: Kind) -> Vec<(String, Kind)> {
     whole.extend(clauses.iter().cloned());
     for c in whole {
         if let Some(w) = without_citation(&c) {
-            if quote_words(w) + 2 >= super::gates::MIN_WORDS && !clauses.iter().any(|x| x == w) {
+            if quote_words(w) + 2 >= params::MIN_WORDS && !clauses.iter().any(|x| x == w) {
                 clauses.push(w.to_string());
             }
         }
     }
     out.extend(clauses.into_iter().map(|c| (c, Kind::Clause)));
     out
+}
+
+/// The parts of a sentence on either side of a footnote number fused after a full stop
+/// ("items.2 The"), each without a heading fused at its start; empty when there is no such
+/// debris. Each part is a verbatim span of `s`, without its final full stop.
+fn debris_parts(s: &str) -> Vec<String> {
+    let b = s.as_bytes();
+    let mut cuts: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    for (i, &c) in b.iter().enumerate() {
+        // `<lowercase letter>.<1–2 digits> <capital>`: not a decimal (a letter precedes the
+        // stop), not an abbreviation's number ("Fig.2" is followed by a lowercase word or none).
+        if c != b'.' || i == 0 || !b[i - 1].is_ascii_lowercase() {
+            continue;
+        }
+        let digits = b[i + 1..].iter().take_while(|d| d.is_ascii_digit()).count();
+        let next = i + 1 + digits;
+        if (1..=2).contains(&digits)
+            && b.get(next) == Some(&b' ')
+            && b.get(next + 1).is_some_and(u8::is_ascii_uppercase)
+        {
+            cuts.push((from, i));
+            from = next + 1;
+        }
+    }
+    let mut parts: Vec<&str> = cuts.iter().map(|&(a, e)| &s[a..e]).collect();
+    if !cuts.is_empty() {
+        parts.push(&s[from..]);
+    } else {
+        parts.push(s);
+    }
+    parts
+        .into_iter()
+        .map(|p| {
+            let p = p.trim();
+            match reviewer_facts::fused_heading_offset(p) {
+                Some(at) => &p[at..],
+                None => p,
+            }
+        })
+        .map(|p| p.trim_end_matches(['.', '!']).trim().to_string())
+        .filter(|p| p.as_str() != s.trim_end_matches(['.', '!']).trim() && !p.is_empty())
+        .collect()
 }
 
 /// Connectives that open a sentence without restricting what it states ("However, the model
@@ -812,7 +863,7 @@ pub fn split_clauses(sentence: &str) -> Vec<String> {
         let c = c.trim().trim_end_matches([',', ';', ':', '.']).trim();
         // Shorter parts could not reach the structure gate's 12 words even after the voice
         // rewrite ("we" → "the authors"); they are not made.
-        let long_enough = quote_words(c) + 2 >= super::gates::MIN_WORDS;
+        let long_enough = quote_words(c) + 2 >= params::MIN_WORDS;
         if c.len() < s.len() && long_enough && balanced(c) && !out.iter().any(|o| o == c) {
             out.push(c.to_string());
         }
@@ -847,6 +898,45 @@ pub fn split_clauses(sentence: &str) -> Vec<String> {
         }
         if quote_words(s) < LONG_SENTENCE_WORDS {
             continue;
+        }
+        // "X are used for other tasks: in candy-rank recommendations, ...": the statement before
+        // an elaborating colon holds without the elaboration.
+        if let Some(&at) = top_level(part, ": ").first() {
+            let head = &part[..at];
+            // A lead-in ("... are the following:", "... in three aspects:") is completed by
+            // what follows the colon, not before it.
+            const LEAD_INS: &[&str] = &[
+                "following",
+                "follows",
+                "below",
+                "two",
+                "three",
+                "four",
+                "five",
+                "aspects",
+                "ways",
+                "steps",
+                "components",
+                "parts",
+                "reasons",
+                "questions",
+                "types",
+                "kinds",
+                "include",
+                "includes",
+                "including",
+                "are",
+                "is",
+                "namely",
+            ];
+            let last = words_lower(head).pop().unwrap_or_default();
+            // The sentence's own opening needs no subject test; a later part must stand alone.
+            if finite(head)
+                && !LEAD_INS.contains(&last.as_str())
+                && (i == 0 || (!scoped && independent(head)))
+            {
+                push(head, &mut out);
+            }
         }
         let scoped_here = if i == 0 {
             scoped
@@ -1397,9 +1487,6 @@ const AUTHORIAL: &[&str] = &[
     "we", "our", "ours", "us", "paper", "proposed", "propose", "proposes", "novel",
 ];
 
-/// How much less natural a sentence without an authorial anchor is (module doc).
-const UNANCHORED_PENALTY: f64 = 0.25;
-
 fn attributes(s: &str, words: &[String], section: Option<&str>) -> Attributes {
     let sec = section.unwrap_or("").to_lowercase();
     let mut importance: f64 = if [
@@ -1510,9 +1597,49 @@ mod tests {
             "The encoder is trained with a learning rate of three for ten epochs on the corpus.",
         );
         assert!(
-            (ours - bare - super::UNANCHORED_PENALTY).abs() < 1e-9,
+            (ours - bare - semtrace_core::params::UNANCHORED_PENALTY).abs() < 1e-9,
             "{ours} {bare}"
         );
+    }
+
+    #[test]
+    fn statements_around_fused_footnotes_and_headings_are_parts_of_their_own() {
+        // Amazon's item-to-item paper (017): footnote numbers after full stops, a heading run into
+        // the text.
+        assert_eq!(
+            super::debris_parts("Most recommendation algorithms start by finding a set of customers whose items overlap the user’s items.2 The algorithm aggregates items from these similar customers."),
+            [
+                "Most recommendation algorithms start by finding a set of customers whose items overlap the user’s items",
+                "The algorithm aggregates items from these similar customers",
+            ]
+        );
+        assert_eq!(
+            super::debris_parts("Cluster Models To find customers who are similar to the user, cluster models divide the customer base into many segments."),
+            ["To find customers who are similar to the user, cluster models divide the customer base into many segments"]
+        );
+        assert_eq!(
+            super::debris_parts("Recommendation quality is excellent.10 Unlike traditional collaborative filtering, the algorithm performs well.4 It scales."),
+            [
+                "Recommendation quality is excellent",
+                "Unlike traditional collaborative filtering, the algorithm performs well",
+                "It scales",
+            ]
+        );
+        // Decimals, abbreviations with numbers and clean sentences give nothing.
+        for s in [
+            "The model reaches 0.5 F1 on the test set and 0.7 on the dev set.",
+            "As shown in Fig.2 of the appendix, the loss falls quickly.",
+            "The proposed model outperforms every baseline on all four datasets.",
+        ] {
+            assert!(super::debris_parts(s).is_empty(), "{s}");
+        }
+        // Each part is a candidate whose quotation is a verbatim span of the sentence.
+        let ps = super::pieces(
+            "Recommendation quality is excellent.10 Unlike traditional collaborative filtering, the item-to-item algorithm performs well with limited user data.",
+            super::Kind::Sentence,
+        );
+        assert!(ps.iter().any(|(p, k)| *k == super::Kind::Clause
+            && p == "Unlike traditional collaborative filtering, the item-to-item algorithm performs well with limited user data"));
     }
 
     #[test]
@@ -1719,6 +1846,18 @@ mod tests {
         // A list "A, B, and C" is not a clause boundary.
         let s = "The model is trained on the Google News corpus, the Wikipedia dump of 2014, \
                  and the English Gigaword corpus with the same vocabulary of words.";
+        assert!(split_clauses(s).is_empty(), "{:?}", split_clauses(s));
+        // The statement before an elaborating colon (Item2Vec, 025); not a bare lead-in.
+        let s = "Single item recommendations based on item similarities are used also for a \
+                 variety of other recommendation tasks: in candy rank recommendations, similar \
+                 items are shown before checkout.";
+        assert_eq!(
+            split_clauses(s),
+            ["Single item recommendations based on item similarities are used also for a variety of other recommendation tasks"]
+        );
+        let s =
+            "The main contributions of the proposed approach to the problem are the following: \
+                 a new loss, a new dataset of reviews and a new evaluation protocol for them.";
         assert!(split_clauses(s).is_empty(), "{:?}", split_clauses(s));
     }
 

@@ -58,14 +58,7 @@ pub fn coverage(
 ) -> Result<Vec<Vec<f64>>> {
     let windows: Vec<Vec<String>> = controls
         .iter()
-        .map(|c| {
-            let sents = segment::sentences(c);
-            segment::windows(&sents, 2, 128)
-                .0
-                .into_iter()
-                .map(|w| w.text)
-                .collect()
-        })
+        .map(|c| segment::detector_window_texts(c))
         .collect();
     let mut pairs = Vec::new();
     let mut owner = Vec::new(); // (fact, control)

@@ -7,9 +7,6 @@
 
 use std::collections::BTreeSet;
 
-/// Jaccard threshold of the semantic-equivalence dedup gate (Exact-12).
-pub const LEX_JACCARD_GATE: f64 = 0.35;
-
 /// Function words that carry no content; frozen, since changing it changes every J_lex.
 pub const STOP_WORDS: &[&str] = &[
     "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "for", "from", "has", "have",

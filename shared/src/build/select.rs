@@ -11,18 +11,7 @@ use super::facts::FactAttrs;
 use super::lexical::jaccard_lex;
 use super::mention::{co_mention, phi};
 use crate::error::{Error, Result};
-
-/// Utility weights (α_e, α_i, α_v, α_n, α_r).
-pub const ALPHA_E: f64 = 1.2;
-pub const ALPHA_I: f64 = 0.8;
-pub const ALPHA_V: f64 = 0.5;
-pub const ALPHA_N: f64 = 0.5;
-pub const ALPHA_R: f64 = 1.0;
-/// Redundancy weights (β_c, β_l).
-pub const BETA_CORR: f64 = 0.6;
-pub const BETA_LEX: f64 = 0.4;
-/// MMR trade-off λ_MMR.
-pub const LAMBDA_MMR: f64 = 1.2;
+use crate::params::{ALPHA_E, ALPHA_I, ALPHA_N, ALPHA_R, ALPHA_V, BETA_CORR, BETA_LEX};
 
 /// B(f).
 pub fn utility(f: &FactAttrs) -> f64 {
@@ -201,7 +190,7 @@ mod tests {
             fact("c", "training used eight gpus for days", 0.8, 0.1, vec![]),
             fact("d", "dropout rate equals point one", 0.8, 0.1, vec![]),
         ];
-        let picks = mmr_select(&c, 3, LAMBDA_MMR).unwrap();
+        let picks = mmr_select(&c, 3, crate::params::LAMBDA_MMR).unwrap();
         let idx: Vec<usize> = picks.iter().map(|p| p.index).collect();
         // a first (tie with b broken by index), then c, then d beats the duplicate b.
         assert_eq!(idx, vec![0, 2, 3]);
@@ -210,7 +199,9 @@ mod tests {
         assert!(
             (picks[1].score - (picks[1].utility - 1.2 * picks[1].max_redundancy)).abs() < 1e-15
         );
-        assert!(mmr_select(&c, 5, LAMBDA_MMR).is_err());
-        assert!(mmr_select(&c, 0, LAMBDA_MMR).unwrap().is_empty());
+        assert!(mmr_select(&c, 5, crate::params::LAMBDA_MMR).is_err());
+        assert!(mmr_select(&c, 0, crate::params::LAMBDA_MMR)
+            .unwrap()
+            .is_empty());
     }
 }
