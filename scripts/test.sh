@@ -18,5 +18,8 @@ echo "== build the CLI the end-to-end tests run"
 cargo build -p semtrace
 echo "== build the browser detector site (target/site) the browser tests serve"
 scripts/build-site.sh target/site
+echo "== the wasm shim's own tests, in Node (wasm-bindgen-test; release reuses the site's build)"
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$PWD/target/tools/bin/wasm-bindgen-test-runner" \
+  cargo test -p semtrace-detector-wasm --target wasm32-unknown-unknown --release --test node
 echo "== tests"
 cargo test --workspace --no-fail-fast

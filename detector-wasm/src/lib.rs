@@ -16,6 +16,47 @@ use semtrace_core::report::ModelCheck;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
+/// The shapes of the plain objects this module takes and returns, for TypeScript users and for the
+/// JSDoc of the generated glue (the functions below name them with `unchecked_*_type`). `Report`
+/// is `semtrace_core::report::Report` as `semtrace detect --json` prints it; a test in
+/// `tests/node.rs` checks a real report against these field lists.
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TYPES: &str = r#"
+export type Verdict = "exposed" | "not_exposed" | "ineligible";
+export type Erasure = "both" | "absent" | "ambiguous";
+export interface PositionReport {
+  index: number; slot: string; assigned: 0 | 1; s0: number; s1: number;
+  decision: "0" | "1" | "?"; erasure: Erasure | null; matches: boolean | null;
+  evidence_window: number | null; best_windows: [number | null, number | null];
+}
+export interface ReviewWindow {
+  index: number; text: string; start: number; end: number; first_sentence: number;
+}
+export interface ModelCheck {
+  name: string; sha256: string; bundle_sha256: string; hash_matches: boolean;
+  mismatch_overridden: boolean;
+}
+export interface RecipientResult { digest: string; matched: number; p_value: number; holm_p: number; }
+export interface Report {
+  review?: string; verdict: Verdict; score: number; observed: number; matched: number;
+  mismatched: number; eligible: boolean; p_value: number; p_value_exact: boolean;
+  min_p_value: number; matches_needed: number | null; alpha: number; k: number;
+  positions: PositionReport[]; windows_total: number; windows: ReviewWindow[];
+  pairs_scored: number; decoder: "exhaustive" | "fast"; safeguard?: string; model: ModelCheck;
+  recipients?: RecipientResult[]; recipient?: string;
+}
+export interface BundleSummary {
+  title: string; formatVersion: string; k: number; modelName: string; modelSha256: string;
+  slots: string[]; windowSentences: number; maxWindows: number; alpha: number;
+}
+export interface DetectOptions {
+  decoder?: "exhaustive" | "fast"; safeguard?: string; allowModelMismatch?: boolean;
+  reviewName?: string;
+}
+export interface AdjustedPValues { holm: number[]; bh: number[]; }
+export interface PendingPairs { premises: string[]; hypotheses: string[]; }
+"#;
+
 fn js_err(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
 }
@@ -63,7 +104,7 @@ struct Adjusted {
     bh: Vec<f64>,
 }
 
-#[wasm_bindgen(js_name = adjustPValues)]
+#[wasm_bindgen(js_name = adjustPValues, unchecked_return_type = "AdjustedPValues")]
 pub fn adjust_p_values(p: Vec<f64>) -> Result<JsValue, JsError> {
     if let Some(x) = p.iter().find(|x| !(0.0..=1.0).contains(*x)) {
         return Err(js_err(format!("not a p-value: {x}")));
@@ -98,7 +139,7 @@ struct BundleSummary {
 
 /// Validate a bundle (the same checks as the CLI) and summarise it; throws with the reason if
 /// the bundle is malformed.
-#[wasm_bindgen(js_name = inspectBundle)]
+#[wasm_bindgen(js_name = inspectBundle, unchecked_return_type = "BundleSummary")]
 pub fn inspect_bundle(bundle_json: &str) -> Result<JsValue, JsError> {
     let b = Bundle::from_json(bundle_json).map_err(js_err)?;
     let summary = BundleSummary {
@@ -205,7 +246,7 @@ impl Detector {
         &self,
         bundle_json: &str,
         review: &[u8],
-        options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "DetectOptions | undefined")] options: JsValue,
     ) -> Result<DetectionPlan, JsError> {
         let opts = detect_options(options)?;
         let bundle = Bundle::from_json(bundle_json).map_err(js_err)?;
@@ -237,11 +278,12 @@ impl Detector {
 
     /// Detect one review (raw bytes, UTF-8) against a bundle; returns the report object of
     /// `semtrace detect --json`. `progress(done, total)` is called after each batch of pairs.
+    #[wasm_bindgen(unchecked_return_type = "Report")]
     pub fn detect(
         &self,
         bundle_json: &str,
         review: &[u8],
-        options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "DetectOptions | undefined")] options: JsValue,
         progress: Option<js_sys::Function>,
     ) -> Result<JsValue, JsError> {
         let mut plan = self.plan(bundle_json, review, options)?;
@@ -278,6 +320,7 @@ struct PendingPairs {
 #[wasm_bindgen]
 impl DetectionPlan {
     /// `{premises: string[], hypotheses: string[]}`: empty when the detection is complete.
+    #[wasm_bindgen(unchecked_return_type = "PendingPairs")]
     pub fn pending(&self) -> Result<JsValue, JsError> {
         let d = self.decoding()?;
         let pairs = d.pending();
@@ -298,6 +341,7 @@ impl DetectionPlan {
     }
 
     /// The report (as `Detector.detect` returns it); the plan cannot be used afterwards.
+    #[wasm_bindgen(unchecked_return_type = "Report")]
     pub fn report(&mut self) -> Result<JsValue, JsError> {
         let d = self
             .decoding
