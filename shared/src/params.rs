@@ -78,9 +78,6 @@ pub const PAIR_W_CAT: f64 = 0.2;
 /// Offline candidates: how much less natural (n) a sentence without an authorial anchor is
 /// ("Candidates", heuristic attributes).
 pub const UNANCHORED_PENALTY: f64 = 0.25;
-/// Offline candidates: the further drop of n that selection alone sees for such a sentence
-/// ("Candidates"; rubric rounds 1–3 in docs/evaluation.md).
-pub const UNANCHORED_SELECTION_PENALTY: f64 = 0.5;
 /// Offline candidates: sentences this long (words) are also split into clauses ("Candidates").
 pub const LONG_SENTENCE_WORDS: usize = 25;
 /// Largest K a build accepts (docs/method.md, "K beyond 12").

@@ -35,22 +35,3 @@ pub struct Candidate {
     pub source: String,
     pub attributes: Attributes,
 }
-
-impl Candidate {
-    /// Natural expressibility n as selection uses it: an offline candidate without an authorial
-    /// anchor loses `UNANCHORED_SELECTION_PENALTY` more. Rubric rounds 1–3 (docs/evaluation.md,
-    /// "Facts a reviewer would state"): 84% of the kept facts that speak of the paper's work ("the
-    /// authors", "the paper", "the proposed ...") passed, 66% of the others, which are more often
-    /// background, textbook statements or results whose task is named elsewhere. The mention model
-    /// keeps the attribute value it was fitted on; only B(f)'s n sees this. LLM candidates are
-    /// phrased by the LLM and keep their own n.
-    pub fn selection_naturalness(&self) -> f64 {
-        let offline = self.origin.starts_with("offline");
-        if offline && !super::reviewer_facts::anchored(&self.text) {
-            (self.attributes.naturalness - semtrace_core::params::UNANCHORED_SELECTION_PENALTY)
-                .max(0.0)
-        } else {
-            self.attributes.naturalness
-        }
-    }
-}

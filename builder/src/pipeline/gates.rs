@@ -275,10 +275,7 @@ pub fn run(
     // Rank survivors by the mention-free part of B(f).
     let pre = |i: usize, e: f64| {
         let a = &cands[i].attributes;
-        ALPHA_E * e
-            + ALPHA_I * a.importance
-            + ALPHA_V * a.verifiability
-            + ALPHA_N * cands[i].selection_naturalness()
+        ALPHA_E * e + ALPHA_I * a.importance + ALPHA_V * a.verifiability + ALPHA_N * a.naturalness
     };
     survivors.sort_by(|x, y| pre(y.0, y.1).total_cmp(&pre(x.0, x.1)).then(x.0.cmp(&y.0)));
 

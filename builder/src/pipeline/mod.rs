@@ -624,7 +624,7 @@ fn fact_attrs(a: &Approved, q: &[f64], r: f64, co_gamma: Option<f64>) -> FactAtt
         e: a.e,
         i: at.importance,
         v: at.verifiability,
-        n: a.candidate.selection_naturalness(),
+        n: at.naturalness,
         r,
         q: q.to_vec(),
         category: at.category.clone(),

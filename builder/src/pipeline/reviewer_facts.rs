@@ -119,7 +119,12 @@ pub fn check(text: &str, quote: &str, section: Option<&str>) -> Option<Exclusion
     .or_else(|| hit(Rule::Background, background(text)))
     // Only a source that differs from the fact tells whose "the authors" they are (tests and the
     // judged replay pass the fact as its own quotation).
-    .or_else(|| hit(Rule::Background, (quote != text).then(|| cited_authors(quote)).flatten()))
+    .or_else(|| {
+        hit(
+            Rule::Background,
+            (quote != text).then(|| cited_authors(quote)).flatten(),
+        )
+    })
 }
 
 /// "... the authors proposed a general Bayesian deep learning framework [161] ...": a source
@@ -131,7 +136,9 @@ pub fn cited_authors(source: &str) -> Option<String> {
     let at = w
         .windows(2)
         .position(|p| p[0].lower == "the" && p[1].lower == "authors")?;
-    let own = w.iter().any(|x| matches!(x.lower.as_str(), "we" | "our" | "us"))
+    let own = w
+        .iter()
+        .any(|x| matches!(x.lower.as_str(), "we" | "our" | "us"))
         || w.windows(2).any(|p| {
             matches!(p[0].lower.as_str(), "this" | "present")
                 && matches!(p[1].lower.as_str(), "paper" | "work" | "article" | "study")
@@ -1233,10 +1240,6 @@ const BACKGROUND_PHRASES: &[&str] = &[
 /// Whether a statement speaks of the paper's own work: "the authors", "the paper", "novel",
 /// "we"/"our", "propose(s)", or "proposed" as the paper's own ("the proposed model", not "has been
 /// proposed").
-pub fn anchored(s: &str) -> bool {
-    anchored_words(&words(s))
-}
-
 fn anchored_words(w: &[Word<'_>]) -> bool {
     w.iter().enumerate().any(|(i, x)| match x.lower.as_str() {
         "authors" | "paper" | "novel" | "we" | "our" | "propose" | "proposes" => true,
