@@ -12,6 +12,12 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
+echo "== the browser detector depends on the core only: no CLI, PDF, HTTP or async crates"
+wasm_deps=$(cargo tree -p semtrace-detector-wasm --target wasm32-unknown-unknown -e normal --prefix none)
+echo "$wasm_deps" | grep -q '^semtrace-core ' || { echo "cargo tree gave no semtrace-core"; exit 1; }
+forbidden=$(echo "$wasm_deps" | awk '{print $1}' | sort -u \
+  | grep -E '^(semtrace|lopdf|pdf-extract|reqwest|hyper|rustls|tokio|clap)$' || true)
+[ -z "$forbidden" ] || { echo "detector-wasm depends on: $forbidden"; exit 1; }
 echo "== core builds for wasm32-unknown-unknown"
 cargo check -p semtrace-core -p semtrace-detector-wasm --target wasm32-unknown-unknown
 echo "== build the CLI the end-to-end tests run"
