@@ -186,7 +186,7 @@ async function detectShared(msg, onProgress) {
   const plan = detector.plan(msg.bundleJson, new Uint8Array(msg.review), msg.options);
   let team = helpers.filter((h) => h.ready);
   try {
-    const batch = Math.max(1, detector.preferredBatch);
+    const batch = Math.max(1, detector.chunkSize);
     let before = 0;
     for (;;) {
       const { premises, hypotheses } = plan.pending();

@@ -204,13 +204,13 @@ impl Detector {
 
     /// Pairs per engine call; a caller that shares pairs between workers splits them on these
     /// boundaries so that every batch, and so every score, is what one worker would compute.
-    #[wasm_bindgen(getter, js_name = preferredBatch)]
-    pub fn preferred_batch(&self) -> usize {
-        self.engine.preferred_batch()
+    #[wasm_bindgen(getter, js_name = chunkSize)]
+    pub fn chunk_size(&self) -> usize {
+        self.engine.chunk_size()
     }
 
     /// P(entailment) of each (premise, hypothesis) pair, in order, scored in batches of
-    /// `preferredBatch`; `progress(done, total)` after each batch.
+    /// `chunkSize`; `progress(done, total)` after each batch.
     #[wasm_bindgen(js_name = scorePairs)]
     pub fn score_pairs(
         &self,
@@ -234,7 +234,7 @@ impl Detector {
             })
             .collect();
         let mut out = Vec::with_capacity(pairs.len());
-        for chunk in pairs.chunks(self.engine.preferred_batch().max(1)) {
+        for chunk in pairs.chunks(self.engine.chunk_size().max(1)) {
             out.extend(self.engine.entailment(chunk).map_err(js_err)?);
             call_progress(&progress, out.len(), pairs.len());
         }
@@ -301,7 +301,7 @@ impl Detector {
 }
 
 /// One review's detection in rounds: `pending()` gives the pairs to score (split them between
-/// workers on `preferredBatch` boundaries), `supply()` takes their scores in the same order, and
+/// workers on `chunkSize` boundaries), `supply()` takes their scores in the same order, and
 /// when `pending()` is empty `report()` gives what `Detector.detect` would have returned.
 #[wasm_bindgen]
 pub struct DetectionPlan {

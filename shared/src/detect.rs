@@ -406,7 +406,7 @@ impl Decoding {
             .collect()
     }
 
-    /// Score every round with `scorer`, in chunks of its preferred batch size, then report. A
+    /// Score every round with `scorer`, in chunks of its `chunk_size`, then report. A
     /// round's size is not known until the previous one is decoded: progress counts against the
     /// pairs known so far.
     pub fn run(
@@ -424,7 +424,7 @@ impl Decoding {
                 break;
             }
             let mut probs = Vec::with_capacity(pairs.len());
-            for chunk in pairs.chunks(scorer.preferred_batch().max(1)) {
+            for chunk in pairs.chunks(scorer.chunk_size().max(1)) {
                 let p = scorer.entailment(chunk)?;
                 if p.len() != chunk.len() {
                     return Err(Error::model(format!(

@@ -131,8 +131,8 @@ impl NliScorer for Recording<'_> {
         }
         Ok(p)
     }
-    fn preferred_batch(&self) -> usize {
-        self.inner.preferred_batch()
+    fn chunk_size(&self) -> usize {
+        self.inner.chunk_size()
     }
 }
 

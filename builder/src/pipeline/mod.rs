@@ -82,8 +82,8 @@ impl NliScorer for MemoScorer<'_> {
             .collect())
     }
 
-    fn preferred_batch(&self) -> usize {
-        self.inner.preferred_batch()
+    fn chunk_size(&self) -> usize {
+        self.inner.chunk_size()
     }
 }
 

@@ -14,7 +14,7 @@ pub fn entailment(
 ) -> Result<Vec<f64>> {
     let mut order: Vec<usize> = (0..pairs.len()).collect();
     order.sort_by_key(|&i| (pairs[i].premise.len() + pairs[i].hypothesis.len(), i));
-    let batch = scorer.preferred_batch().max(1);
+    let batch = scorer.chunk_size().max(1);
     let mut out = vec![0.0f64; pairs.len()];
     let mut done = 0;
     progress(0, pairs.len());

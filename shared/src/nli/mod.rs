@@ -24,8 +24,9 @@ pub struct NliPair<'a> {
 pub trait NliScorer {
     fn entailment(&self, pairs: &[NliPair<'_>]) -> Result<Vec<f32>>;
 
-    /// How many pairs one call should carry; callers chunk work (and report progress) by this.
-    fn preferred_batch(&self) -> usize {
+    /// How many pairs one `entailment` call should carry: callers split their work into chunks of
+    /// this size and report progress after each. (The engine batches within a chunk on its own.)
+    fn chunk_size(&self) -> usize {
         8
     }
 }

@@ -575,7 +575,7 @@ impl NliScorer for TractNli {
     }
 
     /// Enough pairs per call for length sorting and every thread to pay off.
-    fn preferred_batch(&self) -> usize {
+    fn chunk_size(&self) -> usize {
         self.batch_size * self.threads * 4
     }
 }
