@@ -12,14 +12,25 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
-echo "== the browser detector depends on the core only: no CLI, PDF, HTTP or async crates"
+echo "== the browser detector depends on core + infer only: no build/eval crate, no CLI, PDF, HTTP or async crates"
 wasm_deps=$(cargo tree -p semtrace-detector-wasm --target wasm32-unknown-unknown -e normal --prefix none)
-echo "$wasm_deps" | grep -q '^semtrace-core ' || { echo "cargo tree gave no semtrace-core"; exit 1; }
+for needed in semtrace-core semtrace-infer; do
+  echo "$wasm_deps" | grep -q "^$needed " || { echo "cargo tree gave no $needed"; exit 1; }
+done
 forbidden=$(echo "$wasm_deps" | awk '{print $1}' | sort -u \
-  | grep -E '^(semtrace|lopdf|pdf-extract|reqwest|hyper|rustls|tokio|clap)$' || true)
+  | grep -E '^(semtrace|semtrace-build|semtrace-eval|lopdf|pdf-extract|reqwest|hyper|rustls|tokio|clap)$' || true)
 [ -z "$forbidden" ] || { echo "detector-wasm depends on: $forbidden"; exit 1; }
-echo "== core builds for wasm32-unknown-unknown"
-cargo check -p semtrace-core -p semtrace-detector-wasm --target wasm32-unknown-unknown
+echo "== the crates below the CLI depend only downward: core on no other semtrace crate, infer/build/eval on core alone"
+core_deps=$(cargo tree -p semtrace-core -e normal --prefix none | awk '{print $1}' | grep '^semtrace' | sort -u)
+[ "$core_deps" = "semtrace-core" ] || { echo "semtrace-core depends on: $core_deps"; exit 1; }
+for upper in semtrace-infer semtrace-build semtrace-eval; do
+  deps=$(cargo tree -p "$upper" -e normal --prefix none | awk '{print $1}' | grep '^semtrace' | grep -vx "$upper" | sort -u)
+  [ "$deps" = "semtrace-core" ] || { echo "$upper depends on: $deps"; exit 1; }
+done
+core_ml=$(cargo tree -p semtrace-core -e normal --prefix none | awk '{print $1}' | grep -E '^(tract-onnx|tract-core|tokenizers)$' || true)
+[ -z "$core_ml" ] || { echo "semtrace-core depends on an ML runtime: $core_ml"; exit 1; }
+echo "== core, infer and the shim build for wasm32-unknown-unknown"
+cargo check -p semtrace-core -p semtrace-infer -p semtrace-detector-wasm --target wasm32-unknown-unknown
 echo "== build the CLI the end-to-end tests run"
 cargo build -p semtrace
 echo "== build the browser detector site (target/site) the browser tests serve"

@@ -1,5 +1,5 @@
 """Fit the natural-mention model (issue 23, item 4) on training/data/priors/labels.jsonl and write
-the coefficients the builder embeds (shared/src/build/mention_model.json) plus a calibration
+the coefficients the builder embeds (crates/build/src/mention_model.json) plus a calibration
 report on the held-out papers (training/data/priors/calibration.md).
 
 Model: P(review mentions fact) = sigmoid(b + w . z), z the standardised features; every

@@ -4,7 +4,7 @@
 # 1. label: the release builder runs on N train-pool papers (default 70, seeded order) with their real
 #    reviews as controls; the approved facts, their mention features and q per review are appended to
 #    training/data/priors/labels.jsonl (resumable; review text stays in ../shared and training/work).
-# 2. fit: logistic model + co-mention gamma -> shared/src/build/mention_model.json (embedded by the
+# 2. fit: logistic model + co-mention gamma -> crates/build/src/mention_model.json (embedded by the
 #    builder) and the held-out calibration in training/data/priors/calibration.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."

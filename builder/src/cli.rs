@@ -293,7 +293,7 @@ pub struct ModelArgs {
     #[arg(long, short = 'm', default_value = "default", env = "SEMTRACE_MODEL")]
     pub model: String,
     /// Pairs per inference batch (1 was the fastest measured: `semtrace bench --batch-size N`).
-    #[arg(long, default_value_t = semtrace_core::nli::DEFAULT_BATCH, value_parser = at_least_one)]
+    #[arg(long, default_value_t = semtrace_infer::DEFAULT_BATCH, value_parser = at_least_one)]
     pub batch_size: usize,
     /// Inference threads (0 = one per CPU core).
     #[arg(long, default_value_t = 0)]

@@ -1,22 +1,7 @@
-//! `semtrace`: the venue-side command line over `semtrace-core`.
-
-mod atomic;
-mod candidates;
-mod cli;
-mod commands;
-mod controls;
-mod embedded;
-mod exit;
-mod http;
-mod inspect;
-mod llm;
-mod model_store;
-mod pipeline;
-mod progress;
-mod protect;
-mod source;
+//! `semtrace`: the venue-side command line (the library is `lib.rs`).
 
 use clap::Parser;
+use semtrace::{cli, commands, exit};
 
 fn main() {
     // Behave like a Unix filter: `semtrace ... | head` ends quietly instead of panicking on EPIPE.

@@ -13,8 +13,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use semtrace_core::embed::TractEmbedder;
-use semtrace_core::nli::{ModelSpec, TractNli};
+use semtrace_core::nli::ModelSpec;
+use semtrace_infer::embed::TractEmbedder;
+use semtrace_infer::TractNli;
 use serde::{Deserialize, Serialize};
 
 use crate::exit::InputError;

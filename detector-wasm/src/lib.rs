@@ -11,8 +11,9 @@ use std::cell::RefCell;
 
 use semtrace_core::bundle::Bundle;
 use semtrace_core::detect::{check_model, review_text, Decoding, FastOptions};
-use semtrace_core::nli::{ModelSpec, NliPair, NliScorer, TractNli};
+use semtrace_core::nli::{ModelSpec, NliPair, NliScorer};
 use semtrace_core::report::ModelCheck;
+use semtrace_infer::TractNli;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 

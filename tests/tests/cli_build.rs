@@ -103,7 +103,7 @@ fn offline_build_of_a_real_pdf_is_valid_auditable_and_reproducible() {
             assert!((12..=35).contains(&words), "{}: {words} words", f.id);
             assert!(f.quote.split_whitespace().count() >= 5);
             assert!(
-                semtrace_core::quote::contains(&poppler, &f.quote),
+                semtrace_build::quote::contains(&poppler, &f.quote),
                 "quote of {} not in pdftotext output: {}",
                 f.id,
                 f.quote

@@ -265,9 +265,9 @@ fn bad_manifests_are_refused_with_exit_3_and_nothing_written() {
 #[test]
 fn papers_mode_reads_protected_pdfs_and_embeds_each_baseline_carrier_the_same_way() {
     use semtrace_core::carrier::occurrences;
-    use semtrace_core::eval::icw::{IcwKind, IcwSecret};
     use semtrace_e2e::llm::FakeLlm;
     use semtrace_e2e::pdfcheck::pdftotext_pages;
+    use semtrace_eval::icw::{IcwKind, IcwSecret};
 
     // A fixed-answer OpenAI-compatible endpoint: this test is about what the reviewer is shown.
     let llm = FakeLlm::start("ok");

@@ -7,8 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use semtrace_core::nli::{softmax, ModelSpec, NliPair, TractNli};
+use semtrace_core::nli::{softmax, ModelSpec, NliPair};
 use semtrace_e2e::*;
+use semtrace_infer::TractNli;
 
 fn engine() -> TractNli {
     let dir = default_model();

@@ -6,9 +6,10 @@
 
 use std::process::Command;
 
-use semtrace_core::nli::{ModelSpec, NliPair, TractNli};
+use semtrace_core::nli::{ModelSpec, NliPair};
 use semtrace_core::segment::{sentences, windows};
 use semtrace_e2e::*;
+use semtrace_infer::TractNli;
 
 /// Real (review window, paper sentence) pairs plus hand-made awkward strings.
 fn real_pairs(n: usize) -> Vec<(String, String)> {
@@ -110,7 +111,7 @@ fn reference(
     model_dir: &std::path::Path,
     engine: &TractNli,
     pairs: &[(String, String)],
-    batches: &[semtrace_core::nli::EncodedBatch],
+    batches: &[semtrace_infer::EncodedBatch],
 ) -> Reference {
     // One folder per model: the two tests run in parallel in one process.
     let name = model_dir.file_name().unwrap().to_string_lossy();

@@ -6,10 +6,10 @@
 //! sentences whose initials spell the acrostic put first; red-initial words thinned; red
 //! vocabulary words swapped for green ones plus one sentence of green words.
 
-use semtrace_core::eval::icw::{IcwKind, IcwSecret, LEXICAL_VOCABULARY};
-use semtrace_core::eval::metrics::{roc_auc, zero_fpr_point};
 use semtrace_core::segment::sentences;
 use semtrace_e2e::corpus_review_texts;
+use semtrace_eval::icw::{IcwKind, IcwSecret, LEXICAL_VOCABULARY};
+use semtrace_eval::metrics::{roc_auc, zero_fpr_point};
 
 const DOC: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 

@@ -136,8 +136,8 @@ fn paired_generation_attack_and_resume_with_a_real_llama_server() {
         );
         assert_eq!(r["max_tokens"], 160);
     }
-    let icw = semtrace_core::eval::icw::IcwSecret::derive(
-        semtrace_core::eval::icw::IcwKind::Unicode,
+    let icw = semtrace_eval::icw::IcwSecret::derive(
+        semtrace_eval::icw::IcwKind::Unicode,
         b"venue secret",
         &bundle.document.sha256,
     )

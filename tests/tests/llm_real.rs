@@ -179,7 +179,7 @@ fn real_llama_server_build_gates_its_candidates_and_resumes_from_cache() {
     for c in cands {
         assert!(c["origin"].as_str().unwrap().starts_with("llm-"), "{c}");
         let quote = c["quote"].as_str().unwrap();
-        let found = semtrace_core::quote::contains(&body, quote);
+        let found = semtrace_build::quote::contains(&body, quote);
         match c["dropped_by"].as_str() {
             // Dropped before the quotation is looked up.
             Some("reviewer-fact") | Some("structure") => {}

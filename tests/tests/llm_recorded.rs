@@ -165,7 +165,7 @@ fn replay(paper: &str) {
         if !matches!(c["dropped_by"].as_str(), Some("structure" | "quote")) {
             let q = c["quote"].as_str().unwrap();
             assert!(
-                body.iter().any(|u| semtrace_core::quote::contains(u, q)),
+                body.iter().any(|u| semtrace_build::quote::contains(u, q)),
                 "{paper}: a quotation passed the quote gate but is not in the source: {c}"
             );
         }

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use crate::llm::{ChatRequest, LlmClient, Message};
 use crate::source::EvidenceUnit;
 
-pub use semtrace_core::build::facts::CATEGORIES;
+pub use semtrace_build::facts::CATEGORIES;
 
 #[derive(Debug, Clone)]
 pub struct GenOptions {

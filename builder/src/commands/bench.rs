@@ -86,7 +86,7 @@ const EXHAUSTIVE_CACHE_REVISION: &str = "engine-2";
 pub(crate) fn cache_key(
     review: &str,
     bundle: &Bundle,
-    engine: &semtrace_core::nli::TractNli,
+    engine: &semtrace_infer::TractNli,
 ) -> String {
     semtrace_core::sha256_hex(
         format!(
@@ -103,7 +103,7 @@ fn exhaustive_cached(
     key: &str,
     review: &str,
     bundle: &Bundle,
-    engine: &semtrace_core::nli::TractNli,
+    engine: &semtrace_infer::TractNli,
     check: &semtrace_core::report::ModelCheck,
 ) -> Result<(semtrace_core::report::Report, Option<f64>)> {
     let file = cache.map(|c| c.join(format!("{key}.json")));
@@ -141,7 +141,7 @@ fn exhaustive_cached(
 
 /// Passes pairs to the engine and keeps (premise, hypothesis, P(entailment)) of each.
 struct Recording<'a> {
-    inner: &'a semtrace_core::nli::TractNli,
+    inner: &'a semtrace_infer::TractNli,
     seen: std::cell::RefCell<Vec<(String, String, f32)>>,
 }
 
@@ -162,7 +162,7 @@ impl NliScorer for Recording<'_> {
     }
 }
 
-fn agreement(a: &BenchArgs, engine: &semtrace_core::nli::TractNli) -> Result<i32> {
+fn agreement(a: &BenchArgs, engine: &semtrace_infer::TractNli) -> Result<i32> {
     let bundles: Vec<(String, Bundle)> = a
         .bundle
         .iter()

@@ -2,7 +2,7 @@
 //! embedder behind the builder's near-duplicate gate).
 
 use anyhow::Result;
-use semtrace_core::embed::cosine;
+use semtrace_infer::embed::cosine;
 
 use crate::cli::EmbedArgs;
 use crate::exit;

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use futures_util::StreamExt;
-use semtrace_core::nli::{ModelSpec, TractNli};
+use semtrace_core::nli::ModelSpec;
+use semtrace_infer::TractNli;
 use sha2::{Digest, Sha256};
 
 use crate::cli::{FetchArgs, ImportArgs, ImportEmbedderArgs, ModelCommand};

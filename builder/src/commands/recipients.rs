@@ -6,8 +6,8 @@ use std::fs;
 use std::path::Path;
 
 use anyhow::Result;
-use semtrace_core::build::codeword::{recipient_digest, recipient_selection_bits};
 use semtrace_core::bundle::{Bundle, Recipient};
+use semtrace_core::codeword::{recipient_digest, recipient_selection_bits};
 
 use crate::exit::InputError;
 

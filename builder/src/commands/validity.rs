@@ -13,10 +13,11 @@ use semtrace_core::bundle::Bundle;
 use semtrace_core::calibration::{stated_sides, NullCalibration, ALPHAS};
 use semtrace_core::decode::{Erasure, Verdict};
 use semtrace_core::detect::{check_model, fact_texts, finish, Decoding, EXHAUSTIVE};
-use semtrace_core::nli::{NliPair, NliScorer, TractNli};
+use semtrace_core::nli::{NliPair, NliScorer};
 use semtrace_core::report::Report;
 use semtrace_core::safeguard::Safeguard;
 use semtrace_core::segment::{sentences, windows};
+use semtrace_infer::TractNli;
 
 use crate::cli::BenchArgs;
 use crate::commands::bench::{cache_key, reviews_by_paper};

@@ -25,15 +25,16 @@
 use std::collections::HashMap;
 
 use anyhow::Result;
-use semtrace_core::build::lexical::jaccard_lex;
+use semtrace_build::lexical::jaccard_lex;
 use semtrace_core::nli::{NliPair, NliScorer};
 // The frozen thresholds; the generic-mention gate uses τ_min.
+use semtrace_build::quote;
 use semtrace_core::params::{
     ALPHA_E, ALPHA_I, ALPHA_N, ALPHA_V, MAX_RATING_IMPACT, MAX_SENTIMENT, MAX_WORDS,
     MIN_QUOTE_WORDS, MIN_WORDS, TAU_EQUIV_ENTAILMENT, TAU_EQUIV_JACCARD, TAU_MIN,
     TAU_NEAR_DUP_COSINE, TAU_SOURCE,
 };
-use semtrace_core::{quote, segment};
+use semtrace_core::segment;
 use serde::Serialize;
 
 use super::candidate::Candidate;

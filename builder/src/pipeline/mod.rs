@@ -16,18 +16,18 @@ use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use anyhow::Result;
-use semtrace_core::build::assign::{self, AssignParams};
-use semtrace_core::build::codeword::{balanced_codeword, selection_bits};
-use semtrace_core::build::facts::FactAttrs;
-use semtrace_core::build::mention::{self, FactInput, Features, MentionModel, PaperContext};
-use semtrace_core::build::priors::mention_rate;
-use semtrace_core::build::select::{mmr_select, utility};
-use semtrace_core::build::slots::default_slots;
+use semtrace_build::assign::{self, AssignParams};
+use semtrace_build::facts::FactAttrs;
+use semtrace_build::mention::{self, FactInput, Features, MentionModel, PaperContext};
+use semtrace_build::priors::mention_rate;
+use semtrace_build::select::{mmr_select, utility};
 use semtrace_core::bundle::{
     Bundle, DecodingParams, Document, Fact, ModelIdentity, Position, BUNDLE_FORMAT, BUNDLE_VERSION,
 };
+use semtrace_core::codeword::{balanced_codeword, selection_bits};
 use semtrace_core::nli::{NliPair, NliScorer};
 use semtrace_core::params::{self, TAU_MIN};
+use semtrace_core::slots::default_slots;
 
 use candidate::Candidate;
 use gates::{Approved, Embed, Gate, GateRecord, Source};

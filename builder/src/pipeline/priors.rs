@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use semtrace_core::build::lexical::tokens;
+use semtrace_build::lexical::tokens;
 use semtrace_core::nli::{NliPair, NliScorer};
 use semtrace_core::segment;
 

@@ -2167,7 +2167,7 @@ mod tests {
     /// (measurement, not a check: the judges are LLMs). A fact's verdict is keyed by its paper and
     /// text (fact ids differ between builds); a text judged in several rounds keeps the latest
     /// verdict. Prints per rule how many facts it drops that the judges failed and passed, and the
-    /// facts. `cargo test -p semtrace --bin semtrace judged_facts -- --ignored --nocapture`
+    /// facts. `cargo test -p semtrace --lib judged_facts -- --ignored --nocapture`
     #[test]
     #[ignore]
     fn judged_facts() {

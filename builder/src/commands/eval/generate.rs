@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::carrier::{carrier_text, occurrences};
-use semtrace_core::eval::icw::{IcwKind, IcwSecret, ICW_TEMPLATE_VERSION};
-use semtrace_core::eval::{Label, ReviewRecord};
+use semtrace_eval::icw::{IcwKind, IcwSecret, ICW_TEMPLATE_VERSION};
+use semtrace_eval::{Label, ReviewRecord};
 use serde::Deserialize;
 
 use super::Job;

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::detect::{check_model, detect, detect_fast, review_text, FastOptions};
-use semtrace_core::eval::icw::IcwSecret;
-use semtrace_core::eval::report::{markdown, roc_file_name, roc_svg};
-use semtrace_core::eval::{summarize, Label, ReviewRecord, SummaryOptions};
+use semtrace_eval::icw::IcwSecret;
+use semtrace_eval::report::{markdown, roc_file_name, roc_svg};
+use semtrace_eval::{summarize, Label, ReviewRecord, SummaryOptions};
 use serde::Deserialize;
 
 use crate::atomic::{finished_lines, reopen_log, write_atomic};

@@ -1,0 +1,14 @@
+//! SemTrace inference: the ML engines behind `semtrace-core`'s traits, run by tract-onnx with
+//! Hugging Face tokenizers. No I/O: callers hand in the bytes of model and tokenizer files, so
+//! it builds for wasm32 (the browser detector uses [`nli`]; only the builder uses [`embed`]).
+//! - [`nli`]: the ONNX cross-encoder ([`nli::TractNli`]) that implements
+//!   [`semtrace_core::nli::NliScorer`];
+//! - [`embed`]: a BERT sentence embedder (safetensors → ONNX graph built in Rust → tract);
+//! - [`plans`]: the shared plan cache and the graph rewrites both engines apply before optimising.
+
+pub mod embed;
+mod mask_add;
+pub mod nli;
+pub mod plans;
+
+pub use nli::{EncodedBatch, OpTime, TractNli, DEFAULT_BATCH};
