@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use semtrace_core::bundle::Bundle;
 use semtrace_core::detect::{check_model, review_text, Decoding, FastOptions};
 use semtrace_core::nli::{ModelSpec, NliPair, NliScorer};
-use semtrace_core::report::ModelCheck;
+use semtrace_core::report::{Decoder, ModelCheck};
 use semtrace_infer::TractNli;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -259,10 +259,14 @@ impl Detector {
             opts.allow_model_mismatch,
         )
         .map_err(js_err)?;
-        let decoding = match opts.decoder.as_deref().unwrap_or("exhaustive") {
-            "exhaustive" => Decoding::exhaustive(text, bundle),
-            "fast" => Decoding::fast(text, bundle, FastOptions::default()),
-            other => return Err(unknown_decoder(other)),
+        // JS hands in strings; the core's enums parse them (and name the accepted values).
+        let decoder: Decoder = match opts.decoder.as_deref() {
+            None => Decoder::default(),
+            Some(name) => name.parse().map_err(js_err)?,
+        };
+        let decoding = match decoder {
+            Decoder::Exhaustive => Decoding::exhaustive(text, bundle),
+            Decoder::Fast => Decoding::fast(text, bundle, FastOptions::default()),
         };
         let safeguard: semtrace_core::safeguard::Safeguard = opts
             .safeguard
@@ -368,12 +372,6 @@ fn detect_options(options: JsValue) -> Result<DetectOptions, JsError> {
     } else {
         serde_wasm_bindgen::from_value(options).map_err(|e| js_err(format!("detect options: {e}")))
     }
-}
-
-fn unknown_decoder(name: &str) -> JsError {
-    js_err(format!(
-        "unknown decoder {name:?}: use \"exhaustive\" or \"fast\""
-    ))
 }
 
 fn call_progress(progress: &Option<js_sys::Function>, done: usize, total: usize) {

@@ -170,4 +170,10 @@ fn the_default_model_detects_the_sample_review() {
         .err()
         .unwrap();
     assert!(message(e).contains("NUL bytes"), "{}", "message");
+    // An unknown decoder name is refused by the core's enum, which names the accepted values.
+    let e = d
+        .detect(BUNDLE, REVIEW.as_bytes(), opts("slow"), None)
+        .err()
+        .unwrap();
+    assert_eq!(message(e), "unknown decoder \"slow\" (exhaustive or fast)");
 }

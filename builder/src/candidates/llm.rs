@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::llm::{ChatRequest, LlmClient, Message};
+use crate::pipeline::candidate::Origin;
 use crate::source::EvidenceUnit;
 
 pub use semtrace_build::facts::CATEGORIES;
@@ -57,8 +58,8 @@ pub struct RawCandidate {
     pub sentiment: f64,
     pub rating_impact: f64,
     pub category: String,
-    /// "llm-initial" | "llm-supplemental" | "llm-refill".
-    pub origin: String,
+    /// LlmInitial, LlmSupplemental or LlmRefill.
+    pub origin: Origin,
     /// Index of the chunk the candidate came from.
     pub chunk: usize,
 }
@@ -282,7 +283,7 @@ fn normalize_ws(s: &str) -> String {
 pub fn validate_item(
     item: FactItem,
     unit_ids: &[&str],
-    origin: &str,
+    origin: Origin,
     chunk: usize,
     counts: &mut DropCounts,
 ) -> Option<RawCandidate> {
@@ -365,7 +366,7 @@ pub fn validate_item(
         sentiment,
         rating_impact,
         category,
-        origin: origin.to_string(),
+        origin,
         chunk,
     })
 }
@@ -381,7 +382,7 @@ async fn run_pass(
     units: &[EvidenceUnit],
     chunk: usize,
     prompt: String,
-    origin: &str,
+    origin: Origin,
     opts: &GenOptions,
 ) -> Result<PassResult> {
     let ids: Vec<&str> = units.iter().map(|u| u.id.as_str()).collect();
@@ -438,7 +439,7 @@ pub async fn generate(
             cu,
             c.index,
             initial_prompt(&text, opts.max_facts_per_pass),
-            "llm-initial",
+            Origin::LlmInitial,
             opts,
         )
         .await?;
@@ -450,7 +451,7 @@ pub async fn generate(
                 cu,
                 c.index,
                 supplemental_prompt(&text, opts.max_facts_per_pass, &found),
-                "llm-supplemental",
+                Origin::LlmSupplemental,
                 opts,
             )
             .await?;
@@ -484,7 +485,7 @@ pub async fn refill(
             cu,
             c.index,
             refill_prompt(&chunk_text(cu), opts.max_facts_per_pass),
-            "llm-refill",
+            Origin::LlmRefill,
             opts,
         )
     }))
@@ -559,7 +560,7 @@ mod tests {
         let r = validate_item(
             item(good, q, "p1.u1", json!(1.5)),
             &ids,
-            "llm-initial",
+            Origin::LlmInitial,
             0,
             &mut c,
         )
@@ -570,7 +571,7 @@ mod tests {
         assert!(validate_item(
             item("Too short fact.", q, "p1.u1", json!(0.5)),
             &ids,
-            "x",
+            Origin::LlmInitial,
             0,
             &mut c
         )
@@ -578,15 +579,27 @@ mod tests {
         assert!(validate_item(
             item(good, "four words only here", "p1.u1", json!(0.5)),
             &ids,
-            "x",
+            Origin::LlmInitial,
             0,
             &mut c
         )
         .is_none());
-        assert!(validate_item(item(good, q, "p9.u9", json!(0.5)), &ids, "x", 0, &mut c).is_none());
-        assert!(
-            validate_item(item(good, q, "p1.u1", json!("n/a")), &ids, "x", 0, &mut c).is_none()
-        );
+        assert!(validate_item(
+            item(good, q, "p9.u9", json!(0.5)),
+            &ids,
+            Origin::LlmInitial,
+            0,
+            &mut c
+        )
+        .is_none());
+        assert!(validate_item(
+            item(good, q, "p1.u1", json!("n/a")),
+            &ids,
+            Origin::LlmInitial,
+            0,
+            &mut c
+        )
+        .is_none());
         assert_eq!(
             (c.fact_length, c.quote_length, c.unknown_unit, c.bad_score),
             (1, 1, 1, 1)

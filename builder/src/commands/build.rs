@@ -16,7 +16,8 @@ use crate::candidates::llm::{generate, refill as llm_refill, GenOptions, RawCand
 use crate::cli::BuildArgs;
 use crate::controls::{control_seed, generate_controls, generic_review_windows, ControlOptions};
 use crate::exit::{self, InputError};
-use crate::pipeline::candidate::{Attributes, Candidate};
+use crate::pipeline::candidate::{Attributes, Candidate, CandidateSource, Origin};
+use crate::pipeline::report::BuildMode;
 use crate::pipeline::{self, offline, Outcome};
 use crate::{model_store, progress, source};
 
@@ -163,7 +164,7 @@ pub fn run(args: BuildArgs) -> Result<i32> {
             .into_iter()
             .filter(|c| ids.contains(c.unit.as_str()))
             .map(|mut c| {
-                c.origin = "offline-refill".into();
+                c.origin = Origin::OfflineRefill;
                 c
             })
             .collect())
@@ -178,7 +179,11 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         model_sha256: engine.sha256().to_string(),
         embed: &mut embed,
         embedder: embedder_name,
-        mode: if llm.is_some() { "llm" } else { "offline" }.into(),
+        mode: if llm.is_some() {
+            BuildMode::Llm
+        } else {
+            BuildMode::Offline
+        },
         llm_info: None,
         candidates: initial,
         refill: &mut refill,
@@ -368,7 +373,7 @@ fn from_llm(c: RawCandidate) -> Candidate {
         quote: c.quote,
         unit: c.unit,
         origin: c.origin,
-        source: "llm".into(),
+        source: CandidateSource::Llm,
         attributes: Attributes {
             importance: c.importance,
             verifiability: c.verifiability,

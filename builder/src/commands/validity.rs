@@ -12,8 +12,9 @@ use anyhow::Result;
 use semtrace_core::bundle::Bundle;
 use semtrace_core::calibration::{stated_sides, NullCalibration, ALPHAS};
 use semtrace_core::decode::{Erasure, Verdict};
-use semtrace_core::detect::{check_model, fact_texts, finish, Decoding, EXHAUSTIVE};
+use semtrace_core::detect::{check_model, fact_texts, finish, Decoding};
 use semtrace_core::nli::{NliPair, NliScorer};
+use semtrace_core::report::Decoder;
 use semtrace_core::report::Report;
 use semtrace_core::safeguard::Safeguard;
 use semtrace_core::segment::{sentences, windows};
@@ -317,17 +318,14 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
                 probs.clone(),
                 pairs,
                 check.clone(),
-                EXHAUSTIVE,
+                Decoder::Exhaustive,
                 sg,
             );
             let t = tallies.entry((i, case.kind.clone())).or_default();
             t.add(&r);
             if sg == Safeguard::NONE && case.label == 0 && a.secrets > 0 {
-                let decisions: Vec<Option<u8>> = r
-                    .positions
-                    .iter()
-                    .map(|p| p.decision.parse::<u8>().ok())
-                    .collect();
+                let decisions: Vec<Option<u8>> =
+                    r.positions.iter().map(|p| p.decision.bit()).collect();
                 let stated = stated_sides(&case.bundle, &decisions)?;
                 calibration.entry(case.kind.clone()).or_default().add(
                     &case.bundle,
@@ -389,7 +387,7 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
         println!(
             "{}",
             serde_json::json!({"model": engine.spec().name, "sha256": engine.sha256(),
-                "bundles_frozen_for_this_model": hash_matches, "decoder": EXHAUSTIVE,
+                "bundles_frozen_for_this_model": hash_matches, "decoder": Decoder::Exhaustive,
                 "summary": summary, "null_calibration": {"alphas": ALPHAS, "secrets": a.secrets,
                     "kinds": calibration}, "rows": rows})
         );

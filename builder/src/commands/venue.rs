@@ -14,6 +14,7 @@ use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::decode::Verdict;
 use semtrace_core::detect::{check_model, review_text, Decoding};
+use semtrace_core::report::Decoder;
 use semtrace_core::venue::{benjamini_hochberg, holm, p_value_histogram_svg};
 use serde::{Deserialize, Serialize};
 
@@ -52,7 +53,7 @@ pub struct Row {
     pub eligible: bool,
     pub p_value: f64,
     pub p_value_exact: bool,
-    pub decoder: String,
+    pub decoder: Decoder,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub holm_p: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,6 +73,59 @@ struct Job {
     copy: Option<Bundle>,
 }
 
+/// One line of a manifest, as written (paths not yet joined to the manifest's folder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestLine {
+    /// 1-based line number.
+    pub line: usize,
+    pub review: String,
+    pub bundle: String,
+    pub recipient: Option<String>,
+}
+
+/// Parses a manifest's text (no file is opened): one JSON object per non-blank line with string
+/// fields `review` and `bundle` and an optional `recipient`. `name` prefixes the messages.
+pub fn parse_manifest(text: &str, name: &str) -> Result<Vec<ManifestLine>, InputError> {
+    let mut lines = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let at = format!("{name} line {}", n + 1);
+        let v: serde_json::Value =
+            serde_json::from_str(raw).map_err(|e| InputError(format!("{at}: {e}")))?;
+        if !v.is_object() {
+            return Err(InputError(format!("{at}: not a JSON object")));
+        }
+        let field = |k: &str| -> Result<Option<String>, InputError> {
+            match v.get(k) {
+                None | Some(serde_json::Value::Null) => Ok(None),
+                Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(InputError(format!("{at}: \"{k}\" is not a string"))),
+            }
+        };
+        let review =
+            field("review")?.ok_or_else(|| InputError(format!("{at}: no \"review\" string")))?;
+        let bundle =
+            field("bundle")?.ok_or_else(|| InputError(format!("{at}: no \"bundle\" string")))?;
+        for (k, path) in [("review", &review), ("bundle", &bundle)] {
+            if path.trim().is_empty() || path.contains('\0') {
+                return Err(InputError(format!("{at}: \"{k}\" is not a usable path")));
+            }
+        }
+        lines.push(ManifestLine {
+            line: n + 1,
+            review,
+            bundle,
+            recipient: field("recipient")?,
+        });
+    }
+    if lines.is_empty() {
+        return Err(InputError(format!("manifest {name} lists no reviews")));
+    }
+    Ok(lines)
+}
+
 /// Reads and checks the whole manifest before anything is decoded or written: every review
 /// readable text, every bundle valid, no review twice, no recipient a bundle cannot name.
 fn read_manifest(
@@ -86,21 +140,11 @@ fn read_manifest(
     let mut jobs = Vec::new();
     let mut bundles: HashMap<PathBuf, Bundle> = HashMap::new();
     let mut seen: HashMap<PathBuf, (usize, PathBuf)> = HashMap::new();
-    for (n, raw) in text.lines().enumerate() {
-        if raw.trim().is_empty() {
-            continue;
-        }
-        let at = format!("{} line {}", path.display(), n + 1);
-        let v: serde_json::Value =
-            serde_json::from_str(raw).map_err(|e| InputError(format!("{at}: {e}")))?;
-        let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-        let review = dir.join(
-            field("review").ok_or_else(|| InputError(format!("{at}: no \"review\" string")))?,
-        );
-        let bundle = dir.join(
-            field("bundle").ok_or_else(|| InputError(format!("{at}: no \"bundle\" string")))?,
-        );
-        let recipient = field("recipient");
+    for entry in parse_manifest(&text, &path.display().to_string())? {
+        let at = format!("{} line {}", path.display(), entry.line);
+        let review = dir.join(&entry.review);
+        let bundle = dir.join(&entry.bundle);
+        let recipient = entry.recipient;
         if let Some((first, other)) = seen.get(&review) {
             return Err(InputError(if other == &bundle {
                 format!("{at}: review {} is listed twice (line {first} too)", review.display())
@@ -114,7 +158,7 @@ fn read_manifest(
             })
             .into());
         }
-        seen.insert(review.clone(), (n + 1, bundle.clone()));
+        seen.insert(review.clone(), (entry.line, bundle.clone()));
         read_review(&review).with_context(|| at.clone())?;
         if !bundles.contains_key(&bundle) {
             let b = read_bundle(&bundle).with_context(|| at.clone())?;
@@ -143,15 +187,12 @@ fn read_manifest(
             }
         };
         jobs.push(Job {
-            line: n + 1,
+            line: entry.line,
             review,
             bundle,
             recipient,
             copy,
         });
-    }
-    if jobs.is_empty() {
-        return Err(InputError(format!("manifest {} lists no reviews", path.display())).into());
     }
     Ok((jobs, bundles, semtrace_core::sha256_hex(&bytes)))
 }
@@ -257,7 +298,7 @@ pub fn run(args: &DetectArgs, manifest: &Path) -> Result<i32> {
             eligible: r.eligible,
             p_value: r.p_value,
             p_value_exact: r.p_value_exact,
-            decoder: r.decoder.clone(),
+            decoder: r.decoder,
             holm_p: None,
             bh_q: None,
             flag_fwer: None,
@@ -472,4 +513,51 @@ fn summary(rows: &[Row], fwer: f64, fdr: f64) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_manifest;
+
+    #[test]
+    fn manifest_lines_parse_with_numbers_and_optional_recipient() {
+        let text = "{\"review\": \"a.md\", \"bundle\": \"b.json\"}\n\n  \n{\"review\": \"c.md\", \"bundle\": \"b.json\", \"recipient\": \"r-2\", \"note\": 1}\n";
+        let lines = parse_manifest(text, "m.jsonl").unwrap();
+        assert_eq!(lines.len(), 2);
+        assert_eq!((lines[0].line, lines[0].review.as_str()), (1, "a.md"));
+        assert_eq!(lines[0].recipient, None);
+        assert_eq!(
+            (lines[1].line, lines[1].recipient.as_deref()),
+            (4, Some("r-2"))
+        );
+    }
+
+    #[test]
+    fn bad_manifest_lines_name_the_line_and_the_field() {
+        for (text, why) in [
+            ("", "lists no reviews"),
+            ("\n \n", "lists no reviews"),
+            ("[1, 2]", "m.jsonl line 1: not a JSON object"),
+            (
+                "{\"review\": 5, \"bundle\": \"b\"}",
+                "\"review\" is not a string",
+            ),
+            ("{\"review\": \"a\"}", "no \"bundle\" string"),
+            (
+                "{\"review\": \"a\", \"bundle\": \" \"}",
+                "\"bundle\" is not a usable path",
+            ),
+            (
+                "{\"review\": \"a\", \"bundle\": \"b\", \"recipient\": []}",
+                "\"recipient\" is not a string",
+            ),
+            (
+                "{\"review\": \"a\", \"bundle\": \"b\"}\n{\"review\":",
+                "m.jsonl line 2:",
+            ),
+        ] {
+            let e = parse_manifest(text, "m.jsonl").unwrap_err();
+            assert!(e.0.contains(why), "{text:?}: {}", e.0);
+        }
+    }
 }

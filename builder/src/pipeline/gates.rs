@@ -413,7 +413,7 @@ fn cosine(a: &[f32], b: &[f32]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::candidate::Attributes;
+    use crate::pipeline::candidate::{Attributes, CandidateSource, Origin};
     use semtrace_core::nli::LexicalStandIn;
 
     fn cand(id: &str, text: &str, quote: &str, sentiment: f64) -> Candidate {
@@ -422,8 +422,8 @@ mod tests {
             text: text.into(),
             quote: quote.into(),
             unit: "p1.u1".into(),
-            origin: "test".into(),
-            source: "sentence".into(),
+            origin: Origin::Offline,
+            source: CandidateSource::Sentence,
             attributes: Attributes {
                 importance: 0.5,
                 verifiability: 0.5,

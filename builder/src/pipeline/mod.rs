@@ -32,8 +32,8 @@ use semtrace_core::slots::default_slots;
 use candidate::Candidate;
 use gates::{Approved, Embed, Gate, GateRecord, Source};
 use report::{
-    AssignmentInfo, BuildReport, CandidateEntry, DocumentInfo, Failure, GateCount, Objective,
-    PositionEntry, Priors, SelectionEntry, Timing,
+    AssignmentInfo, BuildMode, BuildReport, BuildStatus, CandidateEntry, DocumentInfo, Failure,
+    GateCount, Objective, PositionEntry, Priors, SelectionEntry, Timing,
 };
 
 use crate::source::{EvidenceUnit, SourceDoc};
@@ -97,8 +97,7 @@ pub struct BuildInput<'a> {
     pub model_sha256: String,
     pub embed: &'a mut Embed<'a>,
     pub embedder: String,
-    /// "offline" or "llm".
-    pub mode: String,
+    pub mode: BuildMode,
     pub llm_info: Option<serde_json::Value>,
     /// Initial candidates (ids are (re)assigned by the pipeline).
     pub candidates: Vec<Candidate>,
@@ -213,7 +212,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     let mut report = BuildReport {
         format: report::REPORT_FORMAT.into(),
         format_version: "1.0".into(),
-        status: "failed".into(),
+        status: BuildStatus::Failed,
         failure: None,
         builder: format!("semtrace {}", env!("CARGO_PKG_VERSION")),
         document: DocumentInfo {
@@ -578,7 +577,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         })),
     };
     bundle.validate()?;
-    report.status = "ok".into();
+    report.status = BuildStatus::Ok;
     report.source_counts = report::source_counts(&entries);
     report.candidates = entries;
     report.timings = timings;
@@ -764,7 +763,7 @@ mod tests {
             model_sha256: "00".repeat(32),
             embed: &mut embed,
             embedder: "bag".into(),
-            mode: "offline".into(),
+            mode: BuildMode::Offline,
             llm_info: None,
             candidates: initial,
             refill: &mut refill,

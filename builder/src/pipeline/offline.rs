@@ -36,7 +36,7 @@
 use semtrace_core::params::{self, LONG_SENTENCE_WORDS, UNANCHORED_PENALTY};
 use semtrace_core::segment;
 
-use super::candidate::{Attributes, Candidate};
+use super::candidate::{Attributes, Candidate, CandidateSource, Origin};
 use super::{reviewer_facts, voice};
 use crate::source::EvidenceUnit;
 
@@ -357,13 +357,13 @@ pub enum Kind {
     Table,
 }
 
-impl Kind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Sentence => "sentence",
-            Kind::Clause => "clause",
-            Kind::Caption => "caption",
-            Kind::Table => "table",
+impl From<Kind> for CandidateSource {
+    fn from(k: Kind) -> Self {
+        match k {
+            Kind::Sentence => CandidateSource::Sentence,
+            Kind::Clause => CandidateSource::Clause,
+            Kind::Caption => CandidateSource::Caption,
+            Kind::Table => CandidateSource::Table,
         }
     }
 }
@@ -1476,8 +1476,8 @@ fn candidate_from(piece: &str, unit: &EvidenceUnit, kind: Kind) -> Option<Candid
         text,
         quote,
         unit: unit.id.clone(),
-        origin: "offline".into(),
-        source: kind.name().into(),
+        origin: Origin::Offline,
+        source: kind.into(),
         attributes: attributes(s, &words, unit.section.as_deref()),
     })
 }
@@ -1912,7 +1912,7 @@ mod tests {
         let (c, _) = extract(std::slice::from_ref(&u), 10);
         let clauses: Vec<&str> = c
             .iter()
-            .filter(|c| c.source == "clause")
+            .filter(|c| c.source == CandidateSource::Clause)
             .map(|c| c.text.as_str())
             .collect();
         assert_eq!(clauses.len(), 2, "{clauses:?}");

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::candidate::Candidate;
+use super::candidate::{Candidate, CandidateSource};
 use super::gates::{Gate, GateRecord};
 use crate::source::ScopeCut;
 
@@ -54,26 +54,22 @@ pub struct GateCount {
 }
 
 /// How many candidates one source gave in one pass, and how many of them passed every gate and
-/// were selected. `source`: "sentence", "clause", "caption", "table" (offline) or "llm"; `pass`:
-/// "initial" or "refill" (the targeted refill over uncovered units).
+/// were selected. `pass`: "initial" or "refill" (the targeted refill over uncovered units).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct SourceCount {
-    pub source: String,
+    pub source: CandidateSource,
     pub pass: String,
     pub candidates: usize,
     pub passed: usize,
     pub selected: usize,
 }
 
-/// Candidates sources in report order (offline kinds first, then "llm", then any other).
-const SOURCE_ORDER: &[&str] = &["sentence", "clause", "caption", "table", "llm"];
-
 /// Per-source counts of the candidate entries, one row per (source, pass) that gave candidates.
 pub fn source_counts(entries: &[CandidateEntry]) -> Vec<SourceCount> {
     let mut rows: Vec<SourceCount> = Vec::new();
     for e in entries {
-        let source = e.candidate.source.clone();
-        let pass = if e.candidate.origin.ends_with("refill") {
+        let source = e.candidate.source;
+        let pass = if e.candidate.origin.is_refill() {
             "refill"
         } else {
             "initial"
@@ -99,19 +95,8 @@ pub fn source_counts(entries: &[CandidateEntry]) -> Vec<SourceCount> {
         r.passed += usize::from(e.gates.kept);
         r.selected += usize::from(e.selected_rank.is_some());
     }
-    let rank = |s: &str| {
-        SOURCE_ORDER
-            .iter()
-            .position(|x| *x == s)
-            .unwrap_or(SOURCE_ORDER.len())
-    };
-    rows.sort_by(|a, b| {
-        (rank(&a.source), &a.source, a.pass != "initial").cmp(&(
-            rank(&b.source),
-            &b.source,
-            b.pass != "initial",
-        ))
-    });
+    // Offline kinds first, then LLM (the enum's order); the initial pass before the refill.
+    rows.sort_by_key(|r| (r.source, r.pass != "initial"));
     rows
 }
 
@@ -208,16 +193,53 @@ pub struct Failure {
     pub message: String,
 }
 
+/// How candidate facts were produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BuildMode {
+    /// From the document alone (sentences, clauses, captions), no LLM.
+    Offline,
+    /// Written by an LLM from the evidence units.
+    Llm,
+}
+
+impl std::fmt::Display for BuildMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BuildMode::Offline => "offline",
+            BuildMode::Llm => "llm",
+        })
+    }
+}
+
+/// Whether a build produced a bundle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BuildStatus {
+    Ok,
+    /// Too few facts survived the gates; the report says which gate starved the pool.
+    Failed,
+}
+
+impl std::fmt::Display for BuildStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BuildStatus::Ok => "ok",
+            BuildStatus::Failed => "failed",
+        })
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct BuildReport {
     pub format: String,
     pub format_version: String,
-    pub status: String,
+    pub status: BuildStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
     pub builder: String,
     pub document: DocumentInfo,
-    pub mode: String,
+    pub mode: BuildMode,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub llm: Option<serde_json::Value>,
     pub model: String,

@@ -145,7 +145,7 @@ pub fn load_pdf_bytes(bytes: &[u8]) -> Result<SourceDoc, SourceError> {
             pages: pages.len() as u32,
         });
     }
-    let seg = pdf::quietly(|| units::segment(&pages))
+    let seg = pdf::guarded(|| units::segment(&pages))
         .ok_or_else(|| SourceError::Malformed("page layout failed".into()))?;
     assemble(
         SourceKind::Pdf,

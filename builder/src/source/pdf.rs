@@ -233,6 +233,20 @@ pub fn quietly<T>(f: impl FnOnce() -> T) -> Option<T> {
     r.ok()
 }
 
+/// Our own layout code run on parser output: guarded like the third-party calls in normal builds
+/// (one odd page must not take a whole build down), but unguarded under the fuzzer (`cfg(fuzzing)`,
+/// set by `cargo fuzz`) so that its panics are findings, not a swallowed "layout failed".
+pub fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
+    #[cfg(fuzzing)]
+    {
+        Some(f())
+    }
+    #[cfg(not(fuzzing))]
+    {
+        quietly(f)
+    }
+}
+
 /// The byte offset after the last `startxref`.
 /// Every cross-reference keyword written as "xref " (space instead of end of line) at the start
 /// of a line and followed by a digit, made "xref\n". Same length, so no offset moves; covers the
@@ -901,7 +915,7 @@ fn lay_out_pages(raw: Vec<RawPage>) -> Vec<Page> {
                 bottom: lly.min(ury),
                 // Layout used to run inside the page's guarded extraction: a panic there still
                 // costs only this page's lines.
-                lines: quietly(|| layout(glyphs, width, left)).unwrap_or_default(),
+                lines: guarded(|| layout(glyphs, width, left)).unwrap_or_default(),
                 rotated: p.rotated,
                 blanks: p.blanks,
                 numbers: numbers

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::nli::{NliPair, NliScorer};
 use crate::params::MAX_REVIEW_BYTES;
 use crate::rank::Bm25;
-use crate::report::{ModelCheck, PositionReport, RecipientResult, Report};
+use crate::report::{Decoder, ModelCheck, PositionReport, RecipientResult, Report};
 use crate::safeguard::{self, Safeguard};
 use crate::segment::{sentences, windows, Window};
 
@@ -64,10 +64,6 @@ pub fn check_model(
 
 /// Progress of a detection: pairs scored so far, out of the total.
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
-
-/// Which decoder produced a report.
-pub const EXHAUSTIVE: &str = "exhaustive";
-pub const FAST: &str = "fast";
 
 /// The fast decoder's budget: which (fact, window) pairs reach the cross-encoder, in up to four
 /// rounds. Each round is planned from the scores of the rounds before it.
@@ -445,9 +441,9 @@ impl Decoding {
     /// Decode and score what was scored. Pending pairs, if any, count as unscored.
     pub fn report(self, model: ModelCheck) -> Report {
         let decoder = if self.ranked.is_some() {
-            FAST
+            Decoder::Fast
         } else {
-            EXHAUSTIVE
+            Decoder::Exhaustive
         };
         finish(
             &self.bundle,
@@ -520,7 +516,7 @@ pub fn finish(
     mut probs: Vec<Option<f32>>,
     pairs_scored: usize,
     model: ModelCheck,
-    decoder: &str,
+    decoder: Decoder,
     safeguard: Safeguard,
 ) -> Report {
     let params = &bundle.decoding;
@@ -557,10 +553,7 @@ pub fn finish(
             assigned: 0,
             s0,
             s1,
-            decision: match d {
-                Decision::Bit(b) => b.to_string(),
-                Decision::Erased(_) => "?".to_string(),
-            },
+            decision: d.into(),
             erasure: d.erasure(),
             matches: None,
             evidence_window: d.bit().and_then(|b| if b == 0 { w0 } else { w1 }),
@@ -603,7 +596,7 @@ pub fn finish(
     };
     for (pos, &c) in positions.iter_mut().zip(codeword) {
         pos.assigned = c;
-        pos.matches = pos.decision.parse::<u8>().ok().map(|b| b == c);
+        pos.matches = pos.decision.bit().map(|b| b == c);
     }
     Report {
         review: None,
@@ -627,7 +620,7 @@ pub fn finish(
         windows_total,
         windows: wins,
         pairs_scored,
-        decoder: decoder.to_string(),
+        decoder,
         safeguard,
         model,
         recipients,
@@ -644,6 +637,7 @@ mod tests {
     };
     use crate::decode::{Erasure, Verdict};
     use crate::nli::LexicalStandIn;
+    use crate::report::PositionDecision;
 
     /// Twelve positions whose two sides use disjoint vocabularies, so the stand-in scorer gives
     /// 1.0 to a side whose sentence is in the review and ~0 otherwise.
@@ -863,8 +857,8 @@ mod tests {
         let text = codeword_among_filler(&b);
         let exhaustive = run(&text, &b);
         let fast = run_fast(&text, &b, FastOptions::lean());
-        assert_eq!(fast.decoder, FAST);
-        assert_eq!(exhaustive.decoder, EXHAUSTIVE);
+        assert_eq!(fast.decoder, Decoder::Fast);
+        assert_eq!(exhaustive.decoder, Decoder::Exhaustive);
         for (x, y) in exhaustive.positions.iter().zip(&fast.positions) {
             assert_eq!(
                 (&x.decision, x.erasure, x.s0, x.s1),
@@ -911,7 +905,7 @@ mod tests {
             } else {
                 // Round 4: every pair, so the report is the exhaustive decoder's but for its name.
                 let mut same = fast.clone();
-                same.decoder = EXHAUSTIVE.to_string();
+                same.decoder = Decoder::Exhaustive;
                 assert_eq!(
                     serde_json::to_value(&same).unwrap(),
                     serde_json::to_value(&exhaustive).unwrap(),
@@ -988,7 +982,7 @@ mod tests {
         // Only position 0 (found) gets the extension; its two facts share the window's terms.
         assert!(more.pairs_scored > one.pairs_scored);
         assert!(more.pairs_scored <= one.pairs_scored + 2 * 5);
-        assert_eq!(one.positions[0].decision, "0");
+        assert_eq!(one.positions[0].decision, PositionDecision::Zero);
         assert_eq!(one.positions[5].erasure, Some(Erasure::Absent));
         // Empty reviews score nothing and stay defined.
         let empty = run_fast("", &b, FastOptions::default());
@@ -1040,7 +1034,7 @@ mod tests {
         let decisions = |r: &Report| -> Vec<_> {
             r.positions
                 .iter()
-                .map(|p| (p.decision.clone(), p.erasure, p.s0, p.s1))
+                .map(|p| (p.decision, p.erasure, p.s0, p.s1))
                 .collect()
         };
         assert_eq!(decisions(&with), decisions(&exhaustive));
@@ -1159,19 +1153,19 @@ mod tests {
                 probs.clone(),
                 0,
                 check(),
-                EXHAUSTIVE,
+                Decoder::Exhaustive,
                 g.parse().unwrap(),
             )
         };
         let paper = run("none");
         assert_eq!(paper.positions[0].erasure, Some(Erasure::Both));
-        assert_eq!(paper.positions[1].decision, "0");
+        assert_eq!(paper.positions[1].decision, PositionDecision::Zero);
         let g = run("exclusive");
-        assert_eq!(g.positions[0].decision, "1");
+        assert_eq!(g.positions[0].decision, PositionDecision::One);
         assert_eq!(g.positions[0].erasure, None);
         assert_eq!(g.safeguard.to_string(), "exclusive");
         // Position 1 is untouched, and the report says which rule read the scores.
-        assert_eq!(g.positions[1].decision, "0");
+        assert_eq!(g.positions[1].decision, PositionDecision::Zero);
         assert_eq!(g.observed, paper.observed + 1);
         let json = serde_json::to_value(&g).unwrap();
         assert_eq!(json["safeguard"], "exclusive");
@@ -1182,7 +1176,7 @@ mod tests {
         // top-1: window 1 supports only position 1, so position 0's side 0 loses its support and
         // side 1 is decided without any tie-break.
         let t = run("top-1");
-        assert_eq!(t.positions[0].decision, "1");
+        assert_eq!(t.positions[0].decision, PositionDecision::One);
         assert_eq!(t.positions[0].s0, 0.0);
     }
 }

@@ -3,7 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::decode::{Erasure, Verdict};
+use std::fmt;
+use std::str::FromStr;
+
+use crate::decode::{Decision, Erasure, Verdict};
 use crate::safeguard::Safeguard;
 use crate::segment::Window;
 
@@ -41,9 +44,9 @@ pub struct Report {
     /// The windows scored (at most the bundle's max_windows).
     pub windows: Vec<Window>,
     pub pairs_scored: usize,
-    /// "exhaustive" (every fact × every window) or "fast" (lexically ranked windows only).
-    #[serde(default = "exhaustive")]
-    pub decoder: String,
+    /// Which decoder scored the pairs (reports written before the field existed: exhaustive).
+    #[serde(default)]
+    pub decoder: Decoder,
     /// Decoder-side safeguard (beyond the paper); absent for the paper's rule.
     #[serde(default, skip_serializing_if = "Safeguard::is_none")]
     pub safeguard: Safeguard,
@@ -76,8 +79,8 @@ pub struct PositionReport {
     /// s_{j,0}, s_{j,1}: max entailment probability of each side over the windows.
     pub s0: f64,
     pub s1: f64,
-    /// "0", "1" or "?" (erased).
-    pub decision: String,
+    /// "0", "1" or "?" (erased; the kind is in `erasure`).
+    pub decision: PositionDecision,
     pub erasure: Option<Erasure>,
     /// Whether the decoded bit equals the assigned one (None when erased).
     pub matches: Option<bool>,
@@ -100,6 +103,115 @@ pub struct ModelCheck {
     pub mismatch_overridden: bool,
 }
 
-fn exhaustive() -> String {
-    "exhaustive".into()
+/// Which decoder produced a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decoder {
+    /// Every fact against every retained window (the paper's decoder).
+    #[default]
+    Exhaustive,
+    /// Lexically ranked windows first, escalating to every pair near a verdict.
+    Fast,
+}
+
+impl Decoder {
+    pub const ALL: [Decoder; 2] = [Decoder::Exhaustive, Decoder::Fast];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decoder::Exhaustive => "exhaustive",
+            Decoder::Fast => "fast",
+        }
+    }
+}
+
+impl fmt::Display for Decoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Bindings hand in strings (JS options, JSON Lines); the error names the accepted values.
+impl FromStr for Decoder {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Decoder::ALL
+            .into_iter()
+            .find(|d| d.as_str() == s)
+            .ok_or_else(|| format!("unknown decoder \"{s}\" (exhaustive or fast)"))
+    }
+}
+
+/// A position's decision as a report shows it: the bit, or "?" when erased.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PositionDecision {
+    #[serde(rename = "0")]
+    Zero,
+    #[serde(rename = "1")]
+    One,
+    #[serde(rename = "?")]
+    Erased,
+}
+
+impl PositionDecision {
+    pub fn bit(self) -> Option<u8> {
+        match self {
+            PositionDecision::Zero => Some(0),
+            PositionDecision::One => Some(1),
+            PositionDecision::Erased => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PositionDecision::Zero => "0",
+            PositionDecision::One => "1",
+            PositionDecision::Erased => "?",
+        }
+    }
+}
+
+impl From<Decision> for PositionDecision {
+    fn from(d: Decision) -> Self {
+        match d.bit() {
+            Some(0) => PositionDecision::Zero,
+            Some(_) => PositionDecision::One,
+            None => PositionDecision::Erased,
+        }
+    }
+}
+
+impl fmt::Display for PositionDecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enums_keep_the_report_format_and_parse_their_names() {
+        let json = |v: serde_json::Value| v.to_string();
+        assert_eq!(json(serde_json::json!(Decoder::Fast)), "\"fast\"");
+        assert_eq!(
+            json(serde_json::json!(Decoder::Exhaustive)),
+            "\"exhaustive\""
+        );
+        assert_eq!(json(serde_json::json!(PositionDecision::Erased)), "\"?\"");
+        assert_eq!(json(serde_json::json!(PositionDecision::One)), "\"1\"");
+        assert_eq!("fast".parse::<Decoder>(), Ok(Decoder::Fast));
+        assert!("Fast"
+            .parse::<Decoder>()
+            .unwrap_err()
+            .contains("exhaustive or fast"));
+        assert_eq!(PositionDecision::from(Decision::Bit(0)).bit(), Some(0));
+        assert_eq!(
+            PositionDecision::from(Decision::Erased(Erasure::Both)),
+            PositionDecision::Erased
+        );
+        // A report from before `decoder` existed reads as exhaustive.
+        assert_eq!(Decoder::default(), Decoder::Exhaustive);
+    }
 }
