@@ -3,14 +3,14 @@
 //! The page's Web Worker loads one [`Detector`] (model + tokenizer, once) and runs
 //! [`Detector::detect`] per (bundle, review); the report is the same structure
 //! `semtrace detect --json` prints. With several workers, the lead one drives a
-//! [`DetectionPlan`] (the core's step-wise decoding) and shares each round's pairs with the
-//! others, which score them with [`Detector::score_pairs`]. Every failure is a `JsError` with the
+//! [`DetectionPlan`] (the core's step-wise `detect::DetectionPlan`, wrapped) and shares each
+//! round's pairs with the others, which score them with [`Detector::score_pairs`]. Every failure is a `JsError` with the
 //! core's message.
 
 use std::cell::RefCell;
 
 use semtrace_core::bundle::Bundle;
-use semtrace_core::detect::{check_model, review_text, Decoding, FastOptions};
+use semtrace_core::detect::{self, check_model, review_text, FastOptions};
 use semtrace_core::nli::{ModelSpec, NliPair, NliScorer};
 use semtrace_core::report::{Decoder, ModelCheck};
 use semtrace_infer::TractNli;
@@ -264,9 +264,9 @@ impl Detector {
             None => Decoder::default(),
             Some(name) => name.parse().map_err(js_err)?,
         };
-        let decoding = match decoder {
-            Decoder::Exhaustive => Decoding::exhaustive(text, bundle),
-            Decoder::Fast => Decoding::fast(text, bundle, FastOptions::default()),
+        let core_plan = match decoder {
+            Decoder::Exhaustive => detect::DetectionPlan::exhaustive(text, bundle),
+            Decoder::Fast => detect::DetectionPlan::fast(text, bundle, FastOptions::default()),
         };
         let safeguard: semtrace_core::safeguard::Safeguard = opts
             .safeguard
@@ -275,7 +275,7 @@ impl Detector {
             .parse()
             .map_err(|e: String| JsError::new(&e))?;
         Ok(DetectionPlan {
-            decoding: Some(decoding.with_safeguard(safeguard)),
+            plan: Some(core_plan.with_safeguard(safeguard)),
             check,
             review_name: opts.review_name,
         })
@@ -292,12 +292,12 @@ impl Detector {
         progress: Option<js_sys::Function>,
     ) -> Result<JsValue, JsError> {
         let mut plan = self.plan(bundle_json, review, options)?;
-        let decoding = plan
-            .decoding
+        let core_plan = plan
+            .plan
             .take()
-            .ok_or_else(|| js_err("internal error: a new plan without its decoding"))?;
+            .ok_or_else(|| js_err("internal error: a new plan without its core plan"))?;
         let mut tick = |done: usize, total: usize| call_progress(&progress, done, total);
-        let mut report = decoding
+        let mut report = core_plan
             .run(&self.engine, plan.check.clone(), &mut tick)
             .map_err(js_err)?;
         report.review = plan.review_name.take();
@@ -310,7 +310,8 @@ impl Detector {
 /// when `pending()` is empty `report()` gives what `Detector.detect` would have returned.
 #[wasm_bindgen]
 pub struct DetectionPlan {
-    decoding: Option<Decoding>,
+    /// The core's plan this JS class wraps (None once `report()` took it).
+    plan: Option<detect::DetectionPlan>,
     check: ModelCheck,
     review_name: Option<String>,
 }
@@ -327,7 +328,7 @@ impl DetectionPlan {
     /// `{premises: string[], hypotheses: string[]}`: empty when the detection is complete.
     #[wasm_bindgen(unchecked_return_type = "PendingPairs")]
     pub fn pending(&self) -> Result<JsValue, JsError> {
-        let d = self.decoding()?;
+        let d = self.core_plan()?;
         let pairs = d.pending();
         let p = PendingPairs {
             premises: pairs.iter().map(|p| p.premise.to_string()).collect(),
@@ -338,7 +339,7 @@ impl DetectionPlan {
 
     /// P(entailment) for every pending pair, in `pending()`'s order.
     pub fn supply(&mut self, probs: &[f32]) -> Result<(), JsError> {
-        self.decoding
+        self.plan
             .as_mut()
             .ok_or_else(|| js_err("this detection plan already gave its report"))?
             .supply(probs)
@@ -349,7 +350,7 @@ impl DetectionPlan {
     #[wasm_bindgen(unchecked_return_type = "Report")]
     pub fn report(&mut self) -> Result<JsValue, JsError> {
         let d = self
-            .decoding
+            .plan
             .take()
             .ok_or_else(|| js_err("this detection plan already gave its report"))?;
         let mut report = d.report(self.check.clone());
@@ -359,8 +360,8 @@ impl DetectionPlan {
 }
 
 impl DetectionPlan {
-    fn decoding(&self) -> Result<&Decoding, JsError> {
-        self.decoding
+    fn core_plan(&self) -> Result<&detect::DetectionPlan, JsError> {
+        self.plan
             .as_ref()
             .ok_or_else(|| js_err("this detection plan already gave its report"))
     }

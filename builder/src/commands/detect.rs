@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::decode::Verdict;
-use semtrace_core::detect::{check_model, check_review_len, review_text, Decoding};
+use semtrace_core::detect::{check_model, check_review_len, review_text, DetectionPlan};
 use semtrace_core::report::Report;
 
 use crate::cli::DetectArgs;
@@ -143,9 +143,9 @@ pub fn run(args: DetectArgs) -> Result<i32> {
                 pb.set_position(done as u64);
             };
             let decoding = if args.decoder == crate::cli::DecoderArg::Exhaustive {
-                Decoding::exhaustive(&text, bundle.clone())
+                DetectionPlan::exhaustive(&text, bundle.clone())
             } else {
-                Decoding::fast(&text, bundle.clone(), args.fast.options())
+                DetectionPlan::fast(&text, bundle.clone(), args.fast.options())
             };
             let r = decoding
                 .with_safeguard(args.safeguard)

@@ -12,7 +12,7 @@ use anyhow::Result;
 use semtrace_core::bundle::Bundle;
 use semtrace_core::calibration::{stated_sides, NullCalibration, ALPHAS};
 use semtrace_core::decode::{Erasure, Verdict};
-use semtrace_core::detect::{check_model, fact_texts, finish, Decoding};
+use semtrace_core::detect::{check_model, fact_texts, finish, DetectionPlan};
 use semtrace_core::nli::{NliPair, NliScorer};
 use semtrace_core::report::Decoder;
 use semtrace_core::report::Report;
@@ -195,7 +195,7 @@ fn matrix(
         seen: Default::default(),
     };
     let check = check_model(b, &engine.spec().name, engine.sha256(), true)?;
-    Decoding::exhaustive(&case.text, b.clone()).run(&rec, check, &mut |_, _| {})?;
+    DetectionPlan::exhaustive(&case.text, b.clone()).run(&rec, check, &mut |_, _| {})?;
     let seen = rec.seen.into_inner();
     let mut probs = Vec::with_capacity(want);
     for f in &facts {

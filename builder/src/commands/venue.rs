@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::decode::Verdict;
-use semtrace_core::detect::{check_model, review_text, Decoding};
+use semtrace_core::detect::{check_model, review_text, DetectionPlan};
 use semtrace_core::report::Decoder;
 use semtrace_core::venue::{benjamini_hochberg, holm, p_value_histogram_svg};
 use serde::{Deserialize, Serialize};
@@ -273,9 +273,9 @@ pub fn run(args: &DetectArgs, manifest: &Path) -> Result<i32> {
             .with_context(|| format!("cannot read {}", job.review.display()))?;
         let text = review_text(&bytes)?.to_string();
         let decoding = if args.decoder == DecoderArg::Exhaustive {
-            Decoding::exhaustive(&text, bundle.clone())
+            DetectionPlan::exhaustive(&text, bundle.clone())
         } else {
-            Decoding::fast(&text, bundle.clone(), args.fast.options())
+            DetectionPlan::fast(&text, bundle.clone(), args.fast.options())
         };
         let r = decoding.with_safeguard(args.safeguard).run(
             &engine,

@@ -127,7 +127,7 @@ impl FastOptions {
 /// [`detect`] and [`detect_fast`] drive it with one scorer; a caller that scores pairs elsewhere
 /// (several browser workers, each with its own model) drives it the same way and gets the same
 /// decisions, because the plan — which pairs, in which rounds — lives here and nowhere else.
-pub struct Decoding {
+pub struct DetectionPlan {
     bundle: Bundle,
     wins: Vec<Window>,
     windows_total: usize,
@@ -144,10 +144,10 @@ pub struct Decoding {
     safeguard: Safeguard,
 }
 
-impl Decoding {
+impl DetectionPlan {
     /// Every fact against every retained window, in one round.
-    pub fn exhaustive(review: &str, bundle: Bundle) -> Decoding {
-        let mut d = Decoding::new(review, bundle, None, FastOptions::default());
+    pub fn exhaustive(review: &str, bundle: Bundle) -> DetectionPlan {
+        let mut d = DetectionPlan::new(review, bundle, None, FastOptions::default());
         let nw = d.wins.len();
         let all = (0..d.fact_count())
             .flat_map(|f| (0..nw).map(move |w| (f, w)))
@@ -164,8 +164,8 @@ impl Decoding {
     /// eligibility gets every pair ([`FastOptions`]). A fact that no window shares a content term
     /// with is scored only against hub windows (or in round 4). Its agreement with the exhaustive
     /// decoder is measured by `semtrace bench`, not assumed.
-    pub fn fast(review: &str, bundle: Bundle, opts: FastOptions) -> Decoding {
-        let mut d = Decoding::new(review, bundle, Some(Vec::new()), opts);
+    pub fn fast(review: &str, bundle: Bundle, opts: FastOptions) -> DetectionPlan {
+        let mut d = DetectionPlan::new(review, bundle, Some(Vec::new()), opts);
         let index = Bm25::new(&d.wins.iter().map(|w| w.text.as_str()).collect::<Vec<_>>());
         let ranked: Vec<Vec<usize>> = fact_texts(&d.bundle)
             .iter()
@@ -208,7 +208,7 @@ impl Decoding {
         bundle: Bundle,
         ranked: Option<Vec<Vec<usize>>>,
         opts: FastOptions,
-    ) -> Decoding {
+    ) -> DetectionPlan {
         let params = &bundle.decoding;
         let (wins, windows_total) = windows(
             &sentences(review),
@@ -216,7 +216,7 @@ impl Decoding {
             params.max_windows,
         );
         let probs = vec![None; 2 * bundle.positions.len() * wins.len()];
-        Decoding {
+        DetectionPlan {
             bundle,
             wins,
             windows_total,
@@ -233,7 +233,7 @@ impl Decoding {
 
     /// Decode with a safeguard (beyond the paper) instead of the paper's rule. It changes how the
     /// scores are read, not which pairs are scored.
-    pub fn with_safeguard(mut self, safeguard: Safeguard) -> Decoding {
+    pub fn with_safeguard(mut self, safeguard: Safeguard) -> DetectionPlan {
         self.safeguard = safeguard;
         self
     }
@@ -254,7 +254,7 @@ impl Decoding {
         self.round += 1;
     }
 
-    /// The pairs the next call to [`Decoding::supply`] expects scores for, in order; empty when
+    /// The pairs the next call to [`DetectionPlan::supply`] expects scores for, in order; empty when
     /// the decoding is complete.
     pub fn pending(&self) -> Vec<NliPair<'_>> {
         self.pending
@@ -271,7 +271,7 @@ impl Decoding {
         self.scored
     }
 
-    /// P(entailment) for every pending pair, in [`Decoding::pending`]'s order. Then the next round
+    /// P(entailment) for every pending pair, in [`DetectionPlan::pending`]'s order. Then the next round
     /// (if any) becomes pending.
     pub fn supply(&mut self, probs: &[f32]) -> Result<()> {
         if probs.len() != self.pending.len() {
@@ -466,10 +466,10 @@ pub fn detect(
     model: ModelCheck,
     progress: Progress<'_>,
 ) -> Result<Report> {
-    Decoding::exhaustive(review, bundle.clone()).run(scorer, model, progress)
+    DetectionPlan::exhaustive(review, bundle.clone()).run(scorer, model, progress)
 }
 
-/// The fast decoder ([`Decoding::fast`]) with one scorer.
+/// The fast decoder ([`DetectionPlan::fast`]) with one scorer.
 pub fn detect_fast(
     review: &str,
     bundle: &Bundle,
@@ -478,7 +478,7 @@ pub fn detect_fast(
     opts: FastOptions,
     progress: Progress<'_>,
 ) -> Result<Report> {
-    Decoding::fast(review, bundle.clone(), opts).run(scorer, model, progress)
+    DetectionPlan::fast(review, bundle.clone(), opts).run(scorer, model, progress)
 }
 
 /// Every fact of the bundle, position by position (pairs' two sides in order): the fact order of
@@ -932,8 +932,8 @@ mod tests {
         let marker = QuirkStandIn(|p| {
             (p.premise.contains("Zyxq") && p.hypothesis.starts_with("Topic0side0")).then_some(0.9)
         });
-        let decode = |d: Decoding| d.run(&marker, check(), &mut |_, _| {}).unwrap();
-        let exhaustive = decode(Decoding::exhaustive(text, b.clone()));
+        let decode = |d: DetectionPlan| d.run(&marker, check(), &mut |_, _| {}).unwrap();
+        let exhaustive = decode(DetectionPlan::exhaustive(text, b.clone()));
         assert_eq!(
             (
                 exhaustive.positions[0].decision.as_str(),
@@ -948,18 +948,18 @@ mod tests {
             ..FastOptions::default()
         };
         // Round 1 finds 0.2 in the top window: absent, so round 2 does not extend it.
-        let without = decode(Decoding::fast(text, b.clone(), opts(f32::INFINITY)));
+        let without = decode(DetectionPlan::fast(text, b.clone(), opts(f32::INFINITY)));
         assert_eq!(without.positions[0].erasure, Some(Erasure::Absent));
         assert!((without.positions[0].s0 - 0.2).abs() < 1e-6);
         // Round 3 scores f00 (and f01) against every window sharing a term: the last one is found.
-        let with = decode(Decoding::fast(text, b.clone(), opts(0.1)));
+        let with = decode(DetectionPlan::fast(text, b.clone(), opts(0.1)));
         assert_eq!(
             (with.positions[0].decision.as_str(), with.positions[0].s0),
             ("0", f64::from(0.9f32))
         );
         assert!(with.pairs_scored < exhaustive.pairs_scored);
         // A threshold above the faint signal leaves it alone.
-        let high = decode(Decoding::fast(text, b.clone(), opts(0.3)));
+        let high = decode(DetectionPlan::fast(text, b.clone(), opts(0.3)));
         assert_eq!(high.pairs_scored, without.pairs_scored);
     }
 
@@ -1016,8 +1016,8 @@ mod tests {
             codeword_among_filler(&b)
         );
         let check = || check_model(&b, "stand-in", &"a".repeat(64), false).unwrap();
-        let decode = |d: Decoding| d.run(&HUB, check(), &mut |_, _| {}).unwrap();
-        let exhaustive = decode(Decoding::exhaustive(&text, b.clone()));
+        let decode = |d: DetectionPlan| d.run(&HUB, check(), &mut |_, _| {}).unwrap();
+        let exhaustive = decode(DetectionPlan::exhaustive(&text, b.clone()));
         // The marker windows share no content term with any fact, so BM25 never ranks them, yet
         // they push every fact to 0.95: every position is erased as "both".
         assert!(exhaustive
@@ -1028,9 +1028,13 @@ mod tests {
             probes: 0,
             ..FastOptions::lean()
         };
-        let without = decode(Decoding::fast(&text, b.clone(), blind));
+        let without = decode(DetectionPlan::fast(&text, b.clone(), blind));
         assert!(without.positions.iter().all(|p| p.erasure.is_none()));
-        let with = decode(Decoding::fast(&text, b.clone(), FastOptions::default()));
+        let with = decode(DetectionPlan::fast(
+            &text,
+            b.clone(),
+            FastOptions::default(),
+        ));
         let decisions = |r: &Report| -> Vec<_> {
             r.positions
                 .iter()
@@ -1056,9 +1060,9 @@ mod tests {
         };
         for fast in [false, true] {
             let mut d = if fast {
-                Decoding::fast(&text, b.clone(), opts)
+                DetectionPlan::fast(&text, b.clone(), opts)
             } else {
-                Decoding::exhaustive(&text, b.clone())
+                DetectionPlan::exhaustive(&text, b.clone())
             };
             let mut rounds = 0;
             loop {
@@ -1088,7 +1092,7 @@ mod tests {
             );
         }
         // Scores for the wrong number of pairs are refused, not misassigned.
-        let mut d = Decoding::exhaustive(&text, b.clone());
+        let mut d = DetectionPlan::exhaustive(&text, b.clone());
         let e = d.supply(&[0.5]).unwrap_err();
         assert!(e.message.contains("pending"), "{e}");
     }
