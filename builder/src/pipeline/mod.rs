@@ -9,32 +9,29 @@ pub mod priors;
 pub mod report;
 pub mod reviewer_facts;
 pub mod scoring;
+pub mod stages;
 pub mod voice;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::time::Instant;
 
 use anyhow::Result;
-use semtrace_build::assign::{self, AssignParams};
-use semtrace_build::facts::FactAttrs;
-use semtrace_build::mention::{self, FactInput, Features, MentionModel, PaperContext};
-use semtrace_build::priors::mention_rate;
-use semtrace_build::select::{mmr_select, utility};
+use semtrace_build::assign;
+use semtrace_build::mention::{self, MentionModel};
+use semtrace_build::select::utility;
 use semtrace_core::bundle::{
-    Bundle, DecodingParams, Document, Fact, ModelIdentity, Position, BUNDLE_FORMAT, BUNDLE_VERSION,
+    Bundle, DecodingParams, Document, ModelIdentity, BUNDLE_FORMAT, BUNDLE_VERSION,
 };
-use semtrace_core::codeword::{balanced_codeword, selection_bits};
 use semtrace_core::nli::{NliPair, NliScorer};
 use semtrace_core::params::{self, TAU_MIN};
-use semtrace_core::slots::default_slots;
 
 use candidate::Candidate;
-use gates::{Approved, Embed, Gate, GateRecord, Source};
+use gates::{Approved, Embed, Gate, GateRecord};
 use report::{
     AssignmentInfo, BuildMode, BuildReport, BuildStatus, CandidateEntry, DocumentInfo, Failure,
-    GateCount, Objective, PositionEntry, Priors, SelectionEntry, Timing,
+    GateCount, Objective, Priors, SelectionEntry,
 };
+use stages::{PriorSource, Stopwatch};
 
 use crate::source::{EvidenceUnit, SourceDoc};
 
@@ -164,6 +161,8 @@ fn gate_counts(recs: &[GateRecord]) -> Vec<GateCount> {
         .collect()
 }
 
+/// Runs the stages of [`stages`] in order, recording each in the report; a pool the gates
+/// starve ends the build with a report that names the starving gate.
 pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     let BuildInput {
         doc,
@@ -194,21 +193,22 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     }
     let need = 2 * k;
     let nli = MemoScorer::new(nli);
-    let mut timings = Vec::new();
-    let mut clock = Instant::now();
-    let mut lap = |stage: &str, timings: &mut Vec<Timing>| {
-        timings.push(Timing {
-            stage: stage.into(),
-            seconds: clock.elapsed().as_secs_f64(),
-        });
-        clock = Instant::now();
-    };
+    let mut watch = Stopwatch::start();
     let title = doc.title.clone().unwrap_or_else(|| {
         std::path::Path::new(&path)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "untitled".into())
     });
+    let mention_model = MentionModel::embedded();
+    let prior_source = match &controls {
+        Some((_, reviews)) => PriorSource::Controls {
+            reviews,
+            prefilter: controls_prefilter,
+        },
+        None if learned_priors => PriorSource::Learned(mention_model),
+        None => PriorSource::Uniform,
+    };
     let mut report = BuildReport {
         format: report::REPORT_FORMAT.into(),
         format_version: "1.0".into(),
@@ -235,7 +235,11 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         gate_counts: Vec::new(),
         source_counts: Vec::new(),
         refill: None,
-        priors: None,
+        // Recorded up front so a failed build's report still says which controls it had.
+        priors: Some(priors_record(
+            &prior_source,
+            controls.as_ref().map(|c| c.0.as_str()),
+        )),
         selection: Vec::new(),
         codeword: Vec::new(),
         codeword_source: codeword_source.clone(),
@@ -245,89 +249,20 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         timings: Vec::new(),
     };
 
-    let mention_model = MentionModel::embedded();
-    // Recorded up front so a failed build's report still says which controls it had.
-    report.priors = Some(match &controls {
-        Some((src, list)) => Priors {
-            source: src.clone(),
-            controls: list.iter().map(|(n, _)| n.clone()).collect(),
-            tau_mention: TAU_MIN,
-            features: mention::FEATURES.iter().map(|f| f.to_string()).collect(),
-            note: format!("r_f from {} selection-only controls, add-one smoothing", list.len()),
-        },
-        None if learned_priors => Priors {
-            source: "learned".into(),
-            controls: Vec::new(),
-            tau_mention: TAU_MIN,
-            features: mention::FEATURES.iter().map(|f| f.to_string()).collect(),
-            note: format!(
-                "no controls: r_f from the embedded mention model {} ({}); C_co and the behavioural redundancy from the same model",
-                mention_model.version, mention_model.provenance
-            ),
-        },
-        None => Priors {
-            source: "none".into(),
-            controls: Vec::new(),
-            tau_mention: TAU_MIN,
-            features: mention::FEATURES.iter().map(|f| f.to_string()).collect(),
-            note: "no controls and no LLM, --priors uniform: r_f = 1/2 for every fact, so rarity does not inform selection or pairing".into(),
-        },
-    });
     // Candidates and gates, with targeted refill over uncovered units when short.
-    let source = Source::new(&doc.units);
-    let mut all: Vec<Candidate> = Vec::new();
-    let add = |all: &mut Vec<Candidate>, batch: Vec<Candidate>| {
-        for mut c in batch {
-            c.id = format!("c{:04}", all.len() + 1);
-            all.push(c);
-        }
+    let gate_inputs = stages::GateInputs {
+        nli: &nli,
+        embed,
+        generic_windows: &generic_windows,
+        progress: &mut *progress,
     };
-    add(&mut all, candidates);
-    lap("candidates", &mut timings);
-    // The same gates for the first pass and for the refill.
-    let mut run_gates = |all: &[Candidate]| {
-        gates::run(
-            all,
-            &source,
-            &nli,
-            embed,
-            &generic_windows,
-            &mut |s, d, t| progress(s, d, t),
-        )
-    };
-    let (mut recs, mut approved) = run_gates(&all)?;
-    lap("gates", &mut timings);
-    if approved.len() < need {
-        let before = approved.len();
-        let covered: HashSet<&str> = approved.iter().map(|a| a.candidate.unit.as_str()).collect();
-        let covered_by_record: HashSet<String> = recs
-            .iter()
-            .filter(|r| r.kept)
-            .map(|r| r.unit.clone())
-            .collect();
-        let uncovered: Vec<EvidenceUnit> = doc
-            .units
-            .iter()
-            .filter(|u| !covered.contains(u.id.as_str()) && !covered_by_record.contains(&u.id))
-            .cloned()
-            .collect();
-        let more = refill(&uncovered)?;
-        let n_more = more.len();
-        add(&mut all, more);
-        (recs, approved) = run_gates(&all)?;
-        report.refill = Some(format!(
-            "{} approved < 2K = {need}: {} more candidates from {} uncovered units; {} approved after refill",
-            before,
-            n_more,
-            uncovered.len(),
-            approved.len()
-        ));
-        lap("refill", &mut timings);
-    }
-    report.gate_counts = gate_counts(&recs);
-    let mut entries: Vec<CandidateEntry> = all
+    let pool = stages::gated_pool(doc, candidates, refill, need, gate_inputs, &mut watch)?;
+    report.refill = pool.refill_note.clone();
+    report.gate_counts = gate_counts(&pool.records);
+    let mut entries: Vec<CandidateEntry> = pool
+        .all
         .iter()
-        .zip(&recs)
+        .zip(&pool.records)
         .map(|(c, g)| CandidateEntry {
             candidate: c.clone(),
             gates: g.clone(),
@@ -338,105 +273,34 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
             selected_rank: None,
         })
         .collect();
+    let approved = &pool.approved;
     if approved.len() < need {
-        let starving = report
-            .gate_counts
-            .iter()
-            .filter(|g| g.dropped > 0)
-            .max_by_key(|g| (g.dropped, std::cmp::Reverse(g.gate)))
-            .map(|g| g.gate);
-        report.failure = Some(Failure {
-            stage: "gates".into(),
-            starving_gate: starving,
-            message: format!(
-                "only {} of {} candidates passed the gates after refill; {need} (2K) are needed{}{}",
-                approved.len(),
-                all.len(),
-                starving
-                    .map(|g| format!("; the gate that removed the most was `{}`", g.name()))
-                    .unwrap_or_default(),
-                cjk_note(&doc.units)
-            ),
-        });
+        report.failure = Some(starved(&report.gate_counts, &pool, need, &doc.units));
         report.source_counts = report::source_counts(&entries);
         report.candidates = entries;
-        report.timings = timings;
+        report.timings = watch.laps;
         return Ok(Outcome::Failed {
             report: Box::new(report),
         });
     }
 
     // Natural-mention priors.
-    let facts_text: Vec<&str> = approved.iter().map(|a| a.candidate.text.as_str()).collect();
-    let q: Vec<Vec<f64>> = match &controls {
-        Some((_, list)) => {
-            let texts: Vec<String> = list.iter().map(|(_, t)| t.clone()).collect();
-            priors::coverage(
-                &nli,
-                &facts_text,
-                &texts,
-                controls_prefilter,
-                &mut |d, t| progress("priors", d, t),
-            )?
-        }
-        None => vec![Vec::new(); approved.len()],
-    };
-    // Mention features of every approved fact: the learned priors' input, and in the report
-    // so that real reviews used as controls become the model's training labels.
-    let unit_index: HashMap<&str, usize> = doc
-        .units
-        .iter()
-        .enumerate()
-        .map(|(i, u)| (u.id.as_str(), i))
-        .collect();
-    let paper_units: Vec<(Option<&str>, &str)> = doc
-        .units
-        .iter()
-        .map(|u| (u.section.as_deref(), u.text.as_str()))
-        .collect();
-    let paper = PaperContext::new(&title, &paper_units);
-    let feats: Vec<Features> = approved
-        .iter()
-        .map(|a| {
-            let at = &a.candidate.attributes;
-            mention::features(
-                &paper,
-                &FactInput {
-                    text: &a.candidate.text,
-                    unit: unit_index
-                        .get(a.candidate.unit.as_str())
-                        .copied()
-                        .unwrap_or(0),
-                    category: &at.category,
-                    importance: at.importance,
-                    naturalness: at.naturalness,
-                },
-            )
-        })
-        .collect();
-    lap("priors", &mut timings);
-    let learned = controls.is_none() && learned_priors;
-    let attrs: Vec<FactAttrs> = approved
-        .iter()
-        .zip(&q)
-        .zip(&feats)
-        .map(|((a, q), x)| {
-            if learned {
-                fact_attrs(a, q, mention_model.rate(x), Some(mention_model.gamma))
-            } else {
-                fact_attrs(a, q, mention_rate(q, TAU_MIN), None)
-            }
-        })
-        .collect();
+    let prioritised = stages::mention_priors(doc, &title, approved, prior_source, &nli, progress)?;
+    watch.lap("priors");
 
     // Selection.
-    let picks = mmr_select(&attrs, need, params::LAMBDA_MMR)?;
-    let index_of: HashMap<&str, usize> = all
+    let selection = stages::select(&prioritised.attrs, need)?;
+    let index_of: HashMap<&str, usize> = pool
+        .all
         .iter()
         .enumerate()
         .map(|(i, c)| (c.id.as_str(), i))
         .collect();
-    for ((a, f), x) in approved.iter().zip(&attrs).zip(&feats) {
+    for ((a, f), x) in approved
+        .iter()
+        .zip(&prioritised.attrs)
+        .zip(&prioritised.features)
+    {
         let e = &mut entries[index_of[a.candidate.id.as_str()]];
         e.r = Some(f.r);
         e.features = Some(x.values.clone());
@@ -445,94 +309,42 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
             e.q = Some(f.q.clone());
         }
     }
-    for (rank, p) in picks.iter().enumerate() {
-        entries[index_of[attrs[p.index].id.as_str()]].selected_rank = Some(rank + 1);
+    for (rank, p) in selection.picks.iter().enumerate() {
+        let id = &prioritised.attrs[p.index].id;
+        entries[index_of[id.as_str()]].selected_rank = Some(rank + 1);
         report.selection.push(SelectionEntry {
             rank: rank + 1,
-            id: attrs[p.index].id.clone(),
+            id: id.clone(),
             utility: p.utility,
             max_redundancy: p.max_redundancy,
             mmr_score: p.score,
         });
     }
-    let chosen: Vec<FactAttrs> = picks.iter().map(|p| attrs[p.index].clone()).collect();
-    let chosen_approved: Vec<&Approved> = picks.iter().map(|p| &approved[p.index]).collect();
-    lap("selection", &mut timings);
+    let chosen_approved: Vec<&Approved> =
+        selection.picks.iter().map(|p| &approved[p.index]).collect();
+    watch.lap("selection");
 
-    // Directed entailment among the 2K chosen facts.
-    let mut pairs = Vec::new();
-    for a in &chosen {
-        for b in &chosen {
-            if a.id != b.id {
-                pairs.push(NliPair {
-                    premise: &a.text,
-                    hypothesis: &b.text,
-                });
-            }
-        }
-    }
-    let e = scoring::entailment(&nli, &pairs, &mut |d, t| progress("pair entailment", d, t))?;
-    let mut entail = vec![vec![0.0; need]; need];
-    let mut it = e.into_iter();
-    for (a, row) in entail.iter_mut().enumerate() {
-        for (b, cell) in row.iter_mut().enumerate() {
-            if a != b {
-                *cell = it.next().unwrap_or(0.0);
-            }
-        }
-    }
-    lap("pair entailment", &mut timings);
+    let entail = stages::pair_entailment(&nli, &selection.chosen, progress)?;
+    watch.lap("pair entailment");
 
-    // Pairing and slots blind to the selection, then the keyed selection and the codeword
-    // labels: the optimiser never sees which side is asked for, so the p-value is exact.
-    let slots = default_slots(k);
-    let params = AssignParams {
+    let layout = stages::assignment(
+        &selection.chosen,
+        &entail,
+        k,
+        &codeword_key,
+        &doc.sha256,
         seed,
-        ..AssignParams::default()
-    };
-    let result = assign::assign(&chosen, &entail, &slots, &params)?;
-    let codeword = balanced_codeword(k, &codeword_key, &doc.sha256)?;
-    let selection = selection_bits(k, &codeword_key, &doc.sha256)?;
-    let oriented = assign::orient(&result.positions, &selection, &codeword)?;
-    lap("assignment", &mut timings);
+    )?;
+    watch.lap("assignment");
 
-    let mut positions = Vec::new();
-    let mut pos_entries = Vec::new();
-    for (j, ap) in oriented.iter().enumerate() {
-        let bit = codeword[j];
-        let [f0, f1] = ap.facts;
-        let to_fact = |i: usize| {
-            let a = chosen_approved[i];
-            Fact {
-                id: a.candidate.id.clone(),
-                text: a.candidate.text.clone(),
-                quote: a.candidate.quote.clone(),
-                page: Some(a.page),
-                unit: entries[index_of[a.candidate.id.as_str()]]
-                    .gates
-                    .unit
-                    .clone(),
-            }
-        };
-        let slot = &slots[ap.slot];
-        positions.push(Position {
-            index: j,
-            slot: slot.id.clone(),
-            facts: [to_fact(f0), to_fact(f1)],
-        });
-        let (sel, other) = if bit == 0 { (f0, f1) } else { (f1, f0) };
-        pos_entries.push(PositionEntry {
-            index: j,
-            slot: slot.id.clone(),
-            slot_label: slot.label.clone(),
-            facts: [chosen[f0].id.clone(), chosen[f1].id.clone()],
-            bit,
-            selected: chosen[sel].id.clone(),
-            selected_text: chosen[sel].text.clone(),
-            pair_cost: assign::pair_cost(&chosen[f0], &chosen[f1]),
-            implication: entail[sel][other],
-        });
-    }
+    let unit_of = |id: &str| entries[index_of[id]].gates.unit.clone();
+    let (positions, pos_entries) = stages::positions(
+        &layout,
+        &selection.chosen,
+        &chosen_approved,
+        &entail,
+        &unit_of,
+    );
     let obj = |o: &assign::Objective| Objective {
         total: o.total,
         a: o.a,
@@ -540,12 +352,12 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         h: o.h,
     };
     report.assignment = Some(AssignmentInfo {
-        objective: obj(&result.objective),
-        initial: obj(&result.initial),
+        objective: obj(&layout.assigned.objective),
+        initial: obj(&layout.assigned.initial),
         seed,
         positions: pos_entries,
     });
-    report.codeword = codeword.clone();
+    report.codeword = layout.codeword.clone();
     let mut decoding = DecodingParams::exact12();
     decoding.o_min = (2 * k).div_ceil(3);
     decoding.ineligible_score = -(k as i64) - 1;
@@ -560,7 +372,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         },
         k,
         positions,
-        codeword,
+        codeword: layout.codeword,
         decoding,
         model,
         carrier: None,
@@ -572,7 +384,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
             "codeword": codeword_source,
             "embedder": report.embedder,
             "priors": report.priors.as_ref().map(|p| p.source.clone()),
-            "candidates": all.len(),
+            "candidates": pool.all.len(),
             "approved": approved.len(),
         })),
     };
@@ -580,11 +392,72 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     report.status = BuildStatus::Ok;
     report.source_counts = report::source_counts(&entries);
     report.candidates = entries;
-    report.timings = timings;
+    report.timings = watch.laps;
     Ok(Outcome::Built {
         bundle: Box::new(bundle),
         report: Box::new(report),
     })
+}
+
+/// The report's record of where r_f came from (`controls_name`: the controls' source).
+fn priors_record(from: &PriorSource<'_>, controls_name: Option<&str>) -> Priors {
+    let features = mention::FEATURES.iter().map(|f| f.to_string()).collect();
+    match from {
+        PriorSource::Controls { reviews, .. } => Priors {
+            source: controls_name.unwrap_or("controls").to_string(),
+            controls: reviews.iter().map(|(n, _)| n.clone()).collect(),
+            tau_mention: TAU_MIN,
+            features,
+            note: format!(
+                "r_f from {} selection-only controls, add-one smoothing",
+                reviews.len()
+            ),
+        },
+        PriorSource::Learned(m) => Priors {
+            source: "learned".into(),
+            controls: Vec::new(),
+            tau_mention: TAU_MIN,
+            features,
+            note: format!(
+                "no controls: r_f from the embedded mention model {} ({}); C_co and the behavioural redundancy from the same model",
+                m.version, m.provenance
+            ),
+        },
+        PriorSource::Uniform => Priors {
+            source: "none".into(),
+            controls: Vec::new(),
+            tau_mention: TAU_MIN,
+            features,
+            note: "no controls and no LLM, --priors uniform: r_f = 1/2 for every fact, so rarity does not inform selection or pairing".into(),
+        },
+    }
+}
+
+/// Why a build with too few approved facts failed: the gate that removed the most.
+fn starved(
+    counts: &[GateCount],
+    pool: &stages::GatedPool,
+    need: usize,
+    units: &[EvidenceUnit],
+) -> Failure {
+    let starving = counts
+        .iter()
+        .filter(|g| g.dropped > 0)
+        .max_by_key(|g| (g.dropped, std::cmp::Reverse(g.gate)))
+        .map(|g| g.gate);
+    Failure {
+        stage: "gates".into(),
+        starving_gate: starving,
+        message: format!(
+            "only {} of {} candidates passed the gates after refill; {need} (2K) are needed{}{}",
+            pool.approved.len(),
+            pool.all.len(),
+            starving
+                .map(|g| format!("; the gate that removed the most was `{}`", g.name()))
+                .unwrap_or_default(),
+            cjk_note(units)
+        ),
+    }
 }
 
 /// For a failed build: a note when the body is mostly Chinese, Japanese or Korean, which the
@@ -615,28 +488,12 @@ fn cjk_note(units: &[EvidenceUnit]) -> String {
     }
 }
 
-fn fact_attrs(a: &Approved, q: &[f64], r: f64, co_gamma: Option<f64>) -> FactAttrs {
-    let at = &a.candidate.attributes;
-    FactAttrs {
-        id: a.candidate.id.clone(),
-        text: a.candidate.text.clone(),
-        e: a.e,
-        i: at.importance,
-        v: at.verifiability,
-        n: at.naturalness,
-        r,
-        q: q.to_vec(),
-        category: at.category.clone(),
-        sentiment: at.sentiment,
-        rating_impact: at.rating_impact,
-        co_gamma,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::source::SourceKind;
+    use semtrace_build::mention::Features;
+    use semtrace_core::codeword::selection_bits;
     use semtrace_core::nli::LexicalStandIn;
 
     const VOCAB: &[&str] = &[
@@ -688,7 +545,7 @@ mod tests {
     ];
 
     /// Units whose sentences share few content words, so they are not duplicates of each other.
-    fn doc() -> SourceDoc {
+    pub(super) fn doc() -> SourceDoc {
         let w = |i: usize| VOCAB[i % VOCAB.len()];
         let units = (0..20)
             .map(|i| EvidenceUnit {
@@ -720,7 +577,7 @@ mod tests {
     }
 
     /// Stand-in embedding for pipeline plumbing (not a model): hashed bag of words.
-    fn bag(texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+    pub(super) fn bag(texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         Ok(texts
             .iter()
             .map(|t| {
