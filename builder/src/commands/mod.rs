@@ -14,7 +14,7 @@ mod model;
 mod protect;
 mod recipients;
 mod validity;
-mod venue;
+pub mod venue;
 
 use anyhow::Result;
 
