@@ -79,27 +79,140 @@ pub fn bin() -> PathBuf {
     );
 }
 
-/// Run the CLI with an isolated model home; stdin from `input` if given.
-pub fn semtrace(args: &[&str], home: &Path, input: Option<&[u8]>) -> Output {
-    use std::io::Write;
+/// The CLI as every test runs it: the built binary, an isolated model home (`SEMTRACE_HOME`, no
+/// `SEMTRACE_MODEL`, no `COLUMNS`), the repository root as working directory and stdin closed. For
+/// a snapshot, pass it to [`assert_cli_snapshot!`]; [`semtrace`] runs it and returns the output.
+pub fn semtrace_cmd(args: &[&str], home: &Path) -> Command {
     let mut cmd = Command::new(bin());
     cmd.args(args)
         .env("SEMTRACE_HOME", home)
         .env_remove("SEMTRACE_MODEL")
+        // clap wraps help to $COLUMNS when set: without it, to a fixed 100 (output is piped).
+        .env_remove("COLUMNS")
         .current_dir(root())
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Run the CLI ([`semtrace_cmd`]) with an isolated model home; stdin from `input` if given.
+pub fn semtrace(args: &[&str], home: &Path, input: Option<&[u8]>) -> Output {
+    use std::io::Write;
+    let mut cmd = semtrace_cmd(args, home);
+    if input.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn semtrace");
     if let Some(bytes) = input {
         // Ignore a broken pipe: the CLI may refuse input before reading all of it.
         let _ = child.stdin.take().unwrap().write_all(bytes);
     }
     child.wait_with_output().expect("wait for semtrace")
+}
+
+/// `s` as a regular expression that matches exactly `s`.
+fn regex_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The insta filters ((regex, replacement), applied in order) that make a snapshot of `cmd`'s
+/// output the same on every machine and run: the model home (`SEMTRACE_HOME`, when it is not the
+/// temp dir itself) → `[HOME]`, the per-test temp dirs ([`temp_dir`]) → `[TMP]`, `../shared` →
+/// `[SHARED]`, the repository root → `[ROOT]`, durations → `[TIME]`, process ids → `[PID]`, local
+/// servers' ports → `[PORT]` and SHA-256 digests (of temp files whose bytes hold those paths, of
+/// a model under test) → `[SHA256]`. Used by [`assert_cli_snapshot!`].
+pub fn snapshot_filters(cmd: &Command) -> Vec<(String, String)> {
+    let root = root();
+    let tmp = format!(
+        "{}/[A-Za-z0-9._-]+-[0-9]+",
+        regex_literal(&root.join("target/e2e-tmp").to_string_lossy())
+    );
+    let mut filters = Vec::new();
+    let home = cmd
+        .get_envs()
+        .find(|(k, _)| *k == "SEMTRACE_HOME")
+        .and_then(|(_, v)| v)
+        .map(|h| h.to_string_lossy().into_owned());
+    if let Some(home) = home.filter(|h| !is_temp_dir(h, &root)) {
+        filters.push((regex_literal(&home), "[HOME]".to_string()));
+    }
+    filters.push((tmp, "[TMP]".to_string()));
+    filters.push((
+        "target/e2e-tmp/[A-Za-z0-9._-]+-[0-9]+".to_string(),
+        "[TMP]".to_string(),
+    ));
+    if let Some(parent) = root.parent() {
+        filters.push((
+            regex_literal(&parent.join("shared").to_string_lossy()),
+            "[SHARED]".to_string(),
+        ));
+    }
+    filters.push((regex_literal(&root.to_string_lossy()), "[ROOT]".to_string()));
+    for (re, to) in [
+        // "1.2 s", "in 340 ms", "0.5s", "12 µs", "3 seconds", "2 min"
+        (
+            r"\b[0-9]+(\.[0-9]+)? ?(ns|µs|us|ms|s|secs?|seconds?|min|minutes?)\b",
+            "[TIME]",
+        ),
+        (r"\bpid:? ?[0-9]+", "pid [PID]"),
+        // Test servers listen on a free port.
+        (r"\b127\.0\.0\.1:[0-9]+", "127.0.0.1:[PORT]"),
+        (r"\b[0-9a-f]{64}\b", "[SHA256]"),
+    ] {
+        filters.push((re.to_string(), to.to_string()));
+    }
+    filters
+}
+
+/// Whether `path` is itself a [`temp_dir`] (`<root>/target/e2e-tmp/<name>-<pid>`).
+fn is_temp_dir(path: &str, root: &Path) -> bool {
+    let p = Path::new(path);
+    p.parent() == Some(root.join("target/e2e-tmp").as_path())
+        && p.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.rsplit_once('-'))
+            .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Snapshot a CLI run ([`semtrace_cmd`]): exit code, stdout and stderr in one assertion
+/// (`insta_cmd::assert_cmd_snapshot!`), with [`snapshot_filters`] applied. Forms:
+/// `assert_cli_snapshot!(cmd)`, `assert_cli_snapshot!("name", cmd)` and
+/// `assert_cli_snapshot!("name", cmd, stdin = bytes)` (insta-cmd records those bytes in the
+/// snapshot's header: for a large input set `cmd.stdin(File)` instead). The calling test crate
+/// needs `insta` and `insta-cmd` (dev-dependencies of this package); snapshots live in
+/// `tests/tests/snapshots/`.
+#[macro_export]
+macro_rules! assert_cli_snapshot {
+    (@filtered $cmd:ident, $assertion:expr) => {{
+        let filters = $crate::snapshot_filters($cmd);
+        let filters: Vec<(&str, &str)> = filters
+            .iter()
+            .map(|(re, to)| (re.as_str(), to.as_str()))
+            .collect();
+        ::insta::with_settings!({ filters => filters }, { $assertion });
+    }};
+    ($name:expr, $cmd:expr, stdin = $stdin:expr $(,)?) => {{
+        let cmd: &mut ::std::process::Command = &mut $cmd;
+        $crate::assert_cli_snapshot!(
+            @filtered cmd,
+            ::insta_cmd::assert_cmd_snapshot!($name, ::insta_cmd::SpawnExt::pass_stdin(cmd, $stdin))
+        )
+    }};
+    ($name:expr, $cmd:expr $(,)?) => {{
+        let cmd: &mut ::std::process::Command = &mut $cmd;
+        $crate::assert_cli_snapshot!(@filtered cmd, ::insta_cmd::assert_cmd_snapshot!($name, *cmd))
+    }};
+    ($cmd:expr $(,)?) => {{
+        let cmd: &mut ::std::process::Command = &mut $cmd;
+        $crate::assert_cli_snapshot!(@filtered cmd, ::insta_cmd::assert_cmd_snapshot!(*cmd))
+    }};
 }
 
 pub fn stderr(o: &Output) -> String {

@@ -231,41 +231,36 @@ fn bad_inputs_are_refused_with_exit_3() {
     let empty = home.join("empty.md");
     fs::write(&empty, "").unwrap();
     let missing = home.join("missing.jsonl");
-    for reviews in [&empty, &missing] {
-        let o = semtrace(
-            &[
-                "bench",
-                "--bundle",
-                BUNDLE,
-                "--reviews",
-                reviews.to_str().unwrap(),
-            ],
-            &home,
-            None,
-        );
-        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    for (name, reviews) in [("empty_review", &empty), ("missing_reviews", &missing)] {
+        let args = [
+            "bench",
+            "--bundle",
+            BUNDLE,
+            "--reviews",
+            reviews.to_str().unwrap(),
+        ];
+        assert_cli_snapshot!(name, semtrace_cmd(&args, &home));
+        let o = semtrace(&args, &home, None);
         assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
     }
     // Refused at the command line (exit 2, naming the flag and why): a zero-pair throughput figure,
     // an empty batch, and a hub threshold that is not a probability in [0, 1] (or not a number).
     let review = root().join("tests/fixtures/sample-review.md");
-    for (arg, reason) in [
-        ("--pairs=0", "must be at least 1"),
-        ("--batch-size=0", "must be at least 1"),
-        ("--fast-hub-threshold=2", "not a probability in [0, 1]"),
-        ("--fast-hub-threshold=-0.1", "not a probability"),
-        ("--fast-hub-threshold=x", "invalid float"),
+    for (name, arg) in [
+        ("zero_pairs", "--pairs=0"),
+        ("zero_batch_size", "--batch-size=0"),
+        ("hub_threshold_above_1", "--fast-hub-threshold=2"),
+        ("hub_threshold_negative", "--fast-hub-threshold=-0.1"),
+        ("hub_threshold_not_a_number", "--fast-hub-threshold=x"),
     ] {
         let reviews = review.to_str().unwrap();
-        let o = semtrace(
-            &["bench", "--bundle", BUNDLE, "--reviews", reviews, arg],
-            &home,
-            None,
+        assert_cli_snapshot!(
+            name,
+            semtrace_cmd(
+                &["bench", "--bundle", BUNDLE, "--reviews", reviews, arg],
+                &home
+            )
         );
-        assert_eq!(o.status.code(), Some(2), "{arg}: {}", stderr(&o));
-        let flag = arg.split('=').next().unwrap();
-        assert!(stderr(&o).contains(flag), "{arg}: {}", stderr(&o));
-        assert!(stderr(&o).contains(reason), "{arg}: {}", stderr(&o));
     }
 }
 
@@ -350,19 +345,20 @@ fn own_and_other_paper_bundles_for_corpus_reviews() {
     assert_eq!(sum, v["positions_agree"].as_u64().unwrap());
 
     // Without any bundle for the reviews there is nothing to measure: exit 3, not an empty table.
-    let o = semtrace(
-        &[
-            "bench",
-            "--agreement",
-            "--reviews",
-            jsonl.to_str().unwrap(),
-            "--own-bundles",
-            home.join("none").to_str().unwrap(),
-        ],
-        &home,
-        None,
+    assert_cli_snapshot!(
+        "no_bundle_for_any_review",
+        semtrace_cmd(
+            &[
+                "bench",
+                "--agreement",
+                "--reviews",
+                jsonl.to_str().unwrap(),
+                "--own-bundles",
+                home.join("none").to_str().unwrap(),
+            ],
+            &home,
+        )
     );
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
 }
 
 /// `--validity` on real LLM-written reviews of ../shared/corpus/llm-reviews (their first ~250 words,
@@ -562,18 +558,18 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
         "{out}"
     );
     // Broken manifests: a missing bundle, a bad label, a review that is not there.
-    for (line, why) in [
+    for (name, line) in [
         (
+            "validity_bundle_missing",
             r#"{"review": "positive.txt", "kind": "k", "label": 1, "bundle": "nope.json"}"#,
-            "nope.json",
         ),
         (
+            "validity_bad_label",
             r#"{"review": "positive.txt", "kind": "k", "label": 2, "bundle": "x.json"}"#,
-            "label",
         ),
         (
+            "validity_review_missing",
             r#"{"review": "gone.txt", "kind": "k", "label": 1, "bundle": "../../../shared/corpus/llm-reviews/bundles/001-word2vec-efficient-estimation.json"}"#,
-            "gone.txt",
         ),
     ] {
         let bad = home.join("bad.jsonl");
@@ -582,12 +578,12 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
             line.replace("../../../shared", shared().to_str().unwrap()),
         )
         .unwrap();
-        let o = semtrace(
-            &["bench", "--validity", "--reviews", bad.to_str().unwrap()],
-            &home,
-            None,
+        assert_cli_snapshot!(
+            name,
+            semtrace_cmd(
+                &["bench", "--validity", "--reviews", bad.to_str().unwrap()],
+                &home,
+            )
         );
-        assert_eq!(o.status.code(), Some(3), "{line}: {}", stderr(&o));
-        assert!(stderr(&o).contains(why), "{why}: {}", stderr(&o));
     }
 }

@@ -22,7 +22,8 @@ fn pdftotext(pdf: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn build(paper: &Path, out: &Path, extra: &[&str], home: &Path) -> std::process::Output {
+/// `semtrace build PAPER --out OUT --embedder … --quiet EXTRA…`.
+fn build_cmd(paper: &Path, out: &Path, extra: &[&str], home: &Path) -> std::process::Command {
     let emb = embedder_dir();
     let mut args = vec![
         "build",
@@ -34,7 +35,13 @@ fn build(paper: &Path, out: &Path, extra: &[&str], home: &Path) -> std::process:
         "--quiet",
     ];
     args.extend_from_slice(extra);
-    semtrace(&args, home, None)
+    semtrace_cmd(&args, home)
+}
+
+fn build(paper: &Path, out: &Path, extra: &[&str], home: &Path) -> std::process::Output {
+    build_cmd(paper, out, extra, home)
+        .output()
+        .expect("run semtrace")
 }
 
 fn read_json(p: &Path) -> serde_json::Value {
@@ -196,14 +203,16 @@ fn offline_build_of_a_real_pdf_is_valid_auditable_and_reproducible() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(text, fs::read_to_string(b.join("bundle.json")).unwrap());
     // ... and --out refuses to overwrite without --force.
-    let o = build(
-        &attention_pdf(),
-        &b,
-        &["--secret-file", secret.to_str().unwrap()],
-        &home,
+    assert_cli_snapshot!(
+        "out_exists_without_force",
+        build_cmd(
+            &attention_pdf(),
+            &b,
+            &["--secret-file", secret.to_str().unwrap()],
+            &home,
+        )
     );
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(stderr(&o).contains("--force"));
+    assert_eq!(text, fs::read_to_string(b.join("bundle.json")).unwrap());
 }
 
 /// Patterns of sentences no reviewer would state, written independently of the builder's rules:
@@ -365,20 +374,19 @@ fn unusable_inputs_are_refused_before_anything_is_written() {
     )
     .unwrap();
     let out = dir.join("out");
-    let o = build(&junk, &out, &[], &home);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(!out.exists(), "nothing written for a malformed PDF");
-    let o = build(&attention_pdf(), &out, &["--k", "7"], &home);
-    assert_eq!(o.status.code(), Some(3));
-    assert!(stderr(&o).contains("even"), "{}", stderr(&o));
-    let o = build(
-        &attention_pdf(),
-        &out,
-        &["--controls", dir.join("missing").to_str().unwrap()],
-        &home,
-    );
-    assert_eq!(o.status.code(), Some(3));
-    assert!(!out.exists());
+    let missing = dir.join("missing");
+    for (name, paper, extra) in [
+        ("malformed_pdf", junk.as_path(), vec![]),
+        ("odd_k", attention_pdf().as_path(), vec!["--k", "7"]),
+        (
+            "missing_controls",
+            attention_pdf().as_path(),
+            vec!["--controls", missing.to_str().unwrap()],
+        ),
+    ] {
+        assert_cli_snapshot!(name, build_cmd(paper, &out, &extra, &home));
+        assert!(!out.exists(), "{name}: nothing written");
+    }
 }
 
 /// The first corpus paper's text as `paper.md` in a fresh directory: (paper, directory, file).

@@ -131,56 +131,51 @@ fn bad_reviews_get_clear_errors_and_exit_3() {
     fs::write(&latin1, b"caf\xe9 au lait").unwrap();
     let giant = dir.join("giant.txt");
     fs::write(&giant, "This is a sentence. ".repeat(10 * 1024 * 1024 / 20)).unwrap();
-    for (file, needle) in [
-        (&bin, "binary"),
-        (&latin1, "not UTF-8"),
-        (&giant, "limit"),
-        (&dir.join("missing.txt"), "cannot read"),
+    for (name, file) in [
+        ("binary", &bin),
+        ("latin1", &latin1),
+        ("giant", &giant),
+        ("missing", &dir.join("missing.txt")),
     ] {
-        let o = semtrace(
-            &[
-                "detect",
-                "-b",
-                BUNDLE,
-                "--json",
-                "-q",
-                file.to_str().unwrap(),
-            ],
-            &dir,
-            None,
-        );
-        assert_eq!(
-            o.status.code(),
-            Some(3),
-            "{}: {}",
-            file.display(),
-            stderr(&o)
-        );
-        assert!(
-            stderr(&o).contains(needle),
-            "{}: {}",
-            file.display(),
-            stderr(&o)
-        );
-        assert!(!stderr(&o).contains("panicked"));
+        let args = [
+            "detect",
+            "-b",
+            BUNDLE,
+            "--json",
+            "-q",
+            file.to_str().unwrap(),
+        ];
+        assert_cli_snapshot!(format!("bad_review_{name}"), semtrace_cmd(&args, &dir));
+        // The JSON line on stdout carries the error that stderr shows; no panic.
+        let o = semtrace(&args, &dir, None);
+        assert!(!stderr(&o).contains("panicked"), "{name}: {}", stderr(&o));
         let line = &json_lines(&stdout(&o))[0];
-        assert!(line["error"].as_str().unwrap().contains(needle));
+        let error = line["error"].as_str().expect("an error field");
+        assert!(
+            stderr(&o).contains(error),
+            "{name}: {line} vs {}",
+            stderr(&o)
+        );
     }
-    // The giant file is refused by its real size.
-    let o = semtrace(
-        &["detect", "-b", BUNDLE, "-q", giant.to_str().unwrap()],
-        &dir,
-        None,
+    // The giant file is refused by its real size, in the text output too.
+    assert_cli_snapshot!(
+        "bad_review_giant_text",
+        semtrace_cmd(
+            &["detect", "-b", BUNDLE, "-q", giant.to_str().unwrap()],
+            &dir
+        )
     );
-    assert!(
-        stderr(&o).contains(&format!("{} bytes", fs::metadata(&giant).unwrap().len())),
-        "{}",
-        stderr(&o)
-    );
-    // Oversized standard input is refused too.
-    let big = vec![b'a'; 2 * 1024 * 1024];
-    let o = semtrace(&["detect", "-b", BUNDLE, "-q", "-"], &dir, Some(&big));
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    // Oversized standard input (one byte over the limit, all of it read) is refused too. It comes
+    // from a file: insta-cmd would record bytes given with `stdin =` in the snapshot.
+    let big = dir.join("big-stdin.txt");
+    fs::write(
+        &big,
+        vec![b'a'; semtrace_core::params::MAX_REVIEW_BYTES + 1],
+    )
+    .unwrap();
+    let mut cmd = semtrace_cmd(&["detect", "-b", BUNDLE, "-q", "-"], &dir);
+    cmd.stdin(fs::File::open(&big).unwrap());
+    assert_cli_snapshot!("bad_review_stdin_too_big", cmd);
 }
 
 #[test]
@@ -193,33 +188,23 @@ fn bad_bundles_get_clear_errors_and_exit_3() {
     v2["format_version"] = "2.0".into();
     let mut unbalanced = good.clone();
     unbalanced["codeword"] = serde_json::json!([1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]);
-    let cases: Vec<(&str, String, &str)> = vec![
-        (
-            "truncated",
-            text[..text.len() / 2].to_string(),
-            "not valid JSON",
-        ),
-        ("v2", v2.to_string(), "unsupported bundle version 2.0"),
-        ("unbalanced", unbalanced.to_string(), "not balanced"),
-        ("not-a-bundle", "{\"hello\": 1}".into(), "format"),
+    let cases: Vec<(&str, String)> = vec![
+        ("truncated", text[..text.len() / 2].to_string()),
+        ("v2", v2.to_string()),
+        ("unbalanced", unbalanced.to_string()),
+        ("not-a-bundle", "{\"hello\": 1}".into()),
     ];
     let review = root().join("tests/fixtures/sample-review.md");
-    for (name, body, needle) in cases {
+    for (name, body) in cases {
         let f = dir.join(format!("{name}.json"));
         fs::write(&f, body).unwrap();
-        let o = semtrace(
-            &[
-                "detect",
-                "-b",
-                f.to_str().unwrap(),
-                review.to_str().unwrap(),
-            ],
-            &dir,
-            None,
-        );
-        assert_eq!(o.status.code(), Some(3), "{name}: {}", stderr(&o));
-        assert!(stderr(&o).contains(needle), "{name}: {}", stderr(&o));
-        assert!(stdout(&o).is_empty(), "{name}: nothing on stdout");
+        let args = [
+            "detect",
+            "-b",
+            f.to_str().unwrap(),
+            review.to_str().unwrap(),
+        ];
+        assert_cli_snapshot!(format!("bad_bundle_{name}"), semtrace_cmd(&args, &dir));
     }
 }
 
@@ -228,24 +213,15 @@ fn a_model_other_than_the_bundles_is_refused_unless_allowed() {
     let dir = temp_dir("detect-mismatch");
     let review = root().join("tests/fixtures/sample-review.md");
     let other = standin_model();
-    let o = semtrace(
-        &[
-            "detect",
-            "-b",
-            BUNDLE,
-            "--model",
-            other.to_str().unwrap(),
-            review.to_str().unwrap(),
-        ],
-        &dir,
-        None,
-    );
-    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--allow-model-mismatch"),
-        "{}",
-        stderr(&o)
-    );
+    let args = [
+        "detect",
+        "-b",
+        BUNDLE,
+        "--model",
+        other.to_str().unwrap(),
+        review.to_str().unwrap(),
+    ];
+    assert_cli_snapshot!("model_mismatch_refused", semtrace_cmd(&args, &dir));
 
     // Allowed: the stand-in is slow (fixed 160-token graph), so give it a two-sentence review.
     let short = dir.join("short.md");
@@ -283,12 +259,9 @@ fn a_model_other_than_the_bundles_is_refused_unless_allowed() {
 #[test]
 fn help_explains_exit_codes() {
     let dir = temp_dir("detect-help");
-    let o = semtrace(&["--help"], &dir, None);
-    assert!(stdout(&o).contains("Exit codes"));
-    let o = semtrace(&["detect", "--help"], &dir, None);
-    assert!(stdout(&o).contains("--allow-model-mismatch"));
-    let o = semtrace(&["detect"], &dir, None);
-    assert_eq!(o.status.code(), Some(2));
+    assert_cli_snapshot!("help", semtrace_cmd(&["--help"], &dir));
+    assert_cli_snapshot!("detect_help", semtrace_cmd(&["detect", "--help"], &dir));
+    assert_cli_snapshot!("detect_without_arguments", semtrace_cmd(&["detect"], &dir));
 }
 
 #[test]
@@ -342,20 +315,15 @@ fn fast_decoder_agrees_on_the_sample_review_and_checks_its_verdict_exhaustively(
     );
     assert_eq!(decisions(lean), decisions(&exhaustive));
     assert_eq!(lean["verdict"], exhaustive["verdict"]);
-    let o = semtrace(
-        &[
-            "detect",
-            "--bundle",
-            BUNDLE,
-            "--fast-escalate",
-            "2",
-            review.to_str().unwrap(),
-        ],
-        &dir,
-        None,
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("not a probability"), "{}", stderr(&o));
+    let args = [
+        "detect",
+        "--bundle",
+        BUNDLE,
+        "--fast-escalate",
+        "2",
+        review.to_str().unwrap(),
+    ];
+    assert_cli_snapshot!("fast_escalate_not_a_probability", semtrace_cmd(&args, &dir));
     // With the exhaustive decoder the budget flags are ignored, with a warning; the report is
     // the exhaustive one.
     let (o, ignored) = detect_json(&["--fast-top", "1", review.to_str().unwrap()], &dir);
@@ -394,7 +362,7 @@ fn safeguard_reads_the_same_scores_and_is_named_in_the_report() {
         let mut a = vec![
             "detect",
             "--bundle",
-            "tests/fixtures/sample-bundle.json",
+            BUNDLE,
             "--json",
             "-q",
             review.to_str().unwrap(),
@@ -428,7 +396,13 @@ fn safeguard_reads_the_same_scores_and_is_named_in_the_report() {
             );
         }
     }
-    let o = run(&["--safeguard", "top-0"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(stderr(&o).contains("unknown safeguard"), "{}", stderr(&o));
+    let args = [
+        "detect",
+        "--bundle",
+        BUNDLE,
+        review.to_str().unwrap(),
+        "--safeguard",
+        "top-0",
+    ];
+    assert_cli_snapshot!("safeguard_unknown", semtrace_cmd(&args, &home));
 }

@@ -18,7 +18,9 @@ fn corpus_reviews(n: usize) -> Vec<String> {
         .collect()
 }
 
-fn eval(dir: &Path, extra: &[&str]) -> std::process::Output {
+/// `semtrace eval --reviews DIR/manifest.jsonl --bundle BUNDLE --out DIR/out --fast --resamples 300
+/// EXTRA…`.
+fn eval_cmd(dir: &Path, extra: &[&str]) -> std::process::Command {
     let mut args = vec![
         "eval",
         "--reviews",
@@ -47,7 +49,11 @@ fn eval(dir: &Path, extra: &[&str]) -> std::process::Output {
         })
         .collect();
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    semtrace(&refs, dir, None)
+    semtrace_cmd(&refs, dir)
+}
+
+fn eval(dir: &Path, extra: &[&str]) -> std::process::Output {
+    eval_cmd(dir, extra).output().expect("run semtrace")
 }
 
 /// Every line of a JSON Lines file.
@@ -220,24 +226,19 @@ fn reviews_mode_reports_traceable_numbers_and_resumes() {
 fn bad_manifests_are_refused_with_exit_3_and_nothing_written() {
     let dir = temp_dir("eval-bad");
     let cases: [(&str, &str); 5] = [
-        ("", "lists no reviews"),
-        ("{\"paper\": \"a\", \"label\": \"maybe\", \"text\": \"x\"}\n", "line 1"),
-        ("{\"paper\": \"a\", \"label\": \"null\"}\n", "exactly one of"),
-        ("{\"paper\": \"a\", \"label\": \"null\", \"file\": \"missing.md\"}\n", "cannot read"),
+        ("empty", ""),
+        ("bad_label", "{\"paper\": \"a\", \"label\": \"maybe\", \"text\": \"x\"}\n"),
+        ("neither_text_nor_file", "{\"paper\": \"a\", \"label\": \"null\"}\n"),
+        ("missing_file", "{\"paper\": \"a\", \"label\": \"null\", \"file\": \"missing.md\"}\n"),
         (
+            "duplicate_review",
             "{\"paper\": \"a\", \"label\": \"null\", \"text\": \"x\"}\n{\"paper\": \"a\", \"label\": \"null\", \"text\": \"y\"}\n",
-            "duplicate review",
         ),
     ];
-    for (manifest, expect) in cases {
+    for (name, manifest) in cases {
         fs::write(dir.join("manifest.jsonl"), manifest).unwrap();
-        let o = eval(&dir, &[]);
-        assert_eq!(o.status.code(), Some(3), "{manifest}: {}", stderr(&o));
-        assert!(stderr(&o).contains(expect), "{manifest}: {}", stderr(&o));
-        assert!(
-            !dir.join("out").exists(),
-            "nothing written for a bad manifest"
-        );
+        assert_cli_snapshot!(format!("bad_manifest_{name}"), eval_cmd(&dir, &[]));
+        assert!(!dir.join("out").exists(), "{name}: nothing written");
     }
     // A bundle that does not exist.
     fs::write(
@@ -245,21 +246,22 @@ fn bad_manifests_are_refused_with_exit_3_and_nothing_written() {
         "{\"paper\": \"a\", \"label\": \"null\", \"text\": \"x\"}\n",
     )
     .unwrap();
-    let o = semtrace(
-        &[
-            "eval",
-            "--reviews",
-            dir.join("manifest.jsonl").to_str().unwrap(),
-            "--bundles",
-            dir.to_str().unwrap(),
-            "--out",
-            dir.join("out").to_str().unwrap(),
-        ],
-        &dir,
-        None,
+    assert_cli_snapshot!(
+        "bad_manifest_bundle_missing",
+        semtrace_cmd(
+            &[
+                "eval",
+                "--reviews",
+                dir.join("manifest.jsonl").to_str().unwrap(),
+                "--bundles",
+                dir.to_str().unwrap(),
+                "--out",
+                dir.join("out").to_str().unwrap(),
+            ],
+            &dir,
+        )
     );
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(stderr(&o).contains("a.json"), "{}", stderr(&o));
+    assert!(!dir.join("out").exists(), "nothing written");
 }
 
 #[test]
@@ -293,8 +295,8 @@ fn papers_mode_reads_protected_pdfs_and_embeds_each_baseline_carrier_the_same_wa
         let line = serde_json::json!({"paper": "attention", "original": original, "bundle": bundle, "protected": protected});
         fs::write(dir.join("papers.jsonl"), format!("{line}\n")).unwrap();
     };
-    let run = |out: &str| {
-        semtrace(
+    let run_cmd = |out: &str| {
+        semtrace_cmd(
             &[
                 "eval",
                 "--papers",
@@ -316,9 +318,9 @@ fn papers_mode_reads_protected_pdfs_and_embeds_each_baseline_carrier_the_same_wa
                 dir.join("icw.key").to_str().unwrap(),
             ],
             &dir,
-            None,
         )
     };
+    let run = |out: &str| run_cmd(out).output().expect("run semtrace");
     manifest(&prot);
     let o = run("out");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -366,11 +368,5 @@ fn papers_mode_reads_protected_pdfs_and_embeds_each_baseline_carrier_the_same_wa
 
     // A "protected" copy without the carrier is refused before any generation.
     manifest(&original);
-    let o = run("out-bad");
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("does not carry its bundle's carrier"),
-        "{}",
-        stderr(&o)
-    );
+    assert_cli_snapshot!("protected_copy_without_carrier", run_cmd("out-bad"));
 }

