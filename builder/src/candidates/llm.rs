@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::llm::{ChatRequest, LlmClient, Message};
-use crate::pipeline::candidate::Origin;
+use crate::pipeline::candidate::{Attributes, Origin};
 use crate::source::EvidenceUnit;
 
 pub use semtrace_build::facts::CATEGORIES;
@@ -52,12 +52,10 @@ pub struct RawCandidate {
     pub quote: String,
     /// Evidence-unit id the quote is taken from.
     pub unit: String,
-    pub importance: f64,
-    pub verifiability: f64,
-    pub naturalness: f64,
-    pub sentiment: f64,
-    pub rating_impact: f64,
-    pub category: String,
+    /// The LLM's scores, clamped, in the one attribute type every candidate has (flattened: the
+    /// JSON keeps its fields at the top level).
+    #[serde(flatten)]
+    pub attributes: Attributes,
     /// LlmInitial, LlmSupplemental or LlmRefill.
     pub origin: Origin,
     /// Index of the chunk the candidate came from.
@@ -360,12 +358,14 @@ pub fn validate_item(
         text,
         quote,
         unit,
-        importance,
-        verifiability,
-        naturalness,
-        sentiment,
-        rating_impact,
-        category,
+        attributes: Attributes {
+            importance,
+            verifiability,
+            naturalness,
+            sentiment,
+            rating_impact,
+            category,
+        },
         origin,
         chunk,
     })
@@ -497,7 +497,7 @@ pub async fn refill(
 pub fn by_category(c: &[RawCandidate]) -> BTreeMap<String, usize> {
     let mut m = BTreeMap::new();
     for x in c {
-        *m.entry(x.category.clone()).or_insert(0) += 1;
+        *m.entry(x.attributes.category.clone()).or_insert(0) += 1;
     }
     m
 }
@@ -565,8 +565,8 @@ mod tests {
             &mut c,
         )
         .unwrap();
-        assert_eq!(r.importance, 1.0);
-        assert_eq!(r.rating_impact, -1.0);
+        assert_eq!(r.attributes.importance, 1.0);
+        assert_eq!(r.attributes.rating_impact, -1.0);
         assert_eq!(c.adjusted, 1);
         assert!(validate_item(
             item("Too short fact.", q, "p1.u1", json!(0.5)),

@@ -9,16 +9,20 @@ use std::path::{Path, PathBuf};
 
 use crate::atomic::write_atomic;
 use anyhow::{Context, Result};
-use semtrace_core::bundle::ModelIdentity;
+use semtrace_core::bundle::{Bundle, ModelIdentity};
+use semtrace_infer::embed::TractEmbedder;
+use semtrace_infer::TractNli;
 
 use super::llm_args;
 use crate::candidates::llm::{generate, refill as llm_refill, GenOptions, RawCandidate};
 use crate::cli::BuildArgs;
 use crate::controls::{control_seed, generate_controls, generic_review_windows, ControlOptions};
 use crate::exit::{self, InputError};
-use crate::pipeline::candidate::{Attributes, Candidate, CandidateSource, Origin};
-use crate::pipeline::report::BuildMode;
+use crate::llm::LlmClient;
+use crate::pipeline::candidate::{Candidate, CandidateSource, Origin};
+use crate::pipeline::report::{BuildMode, BuildReport};
 use crate::pipeline::{self, offline, Outcome};
+use crate::protect::Protected;
 use crate::{model_store, progress, source};
 
 pub const BUNDLE_FILE: &str = "bundle.json";
@@ -50,29 +54,11 @@ fn codeword_key(secret: Option<&PathBuf>) -> Result<(Vec<u8>, String)> {
     }
 }
 
+/// `semtrace build`: check the arguments, load the source and the models, produce the first
+/// candidates (LLM or offline), run the pipeline, protect the copy if asked, then write and print.
 pub fn run(args: BuildArgs) -> Result<i32> {
-    if args.k < 2 || !args.k.is_multiple_of(2) || args.k > MAX_K {
-        return Err(InputError(format!(
-            "--k {}: K must be even, at least 2 and at most {MAX_K}",
-            args.k
-        ))
-        .into());
-    }
+    check_args(&args)?;
     let out = &args.out;
-    if out.join(BUNDLE_FILE).exists() && !args.force {
-        return Err(InputError(format!(
-            "{} already holds a bundle; pass --force to replace it",
-            out.display()
-        ))
-        .into());
-    }
-    if args.protect && !is_pdf(&args.paper) {
-        return Err(InputError(format!(
-            "--protect needs a PDF; {} is not one (no %PDF- header)",
-            args.paper.display()
-        ))
-        .into());
-    }
     let (key, key_source) = codeword_key(args.secret_file.as_ref())?;
     let mut stages = progress::Stages::new(args.quiet);
     stages.set("loading source", 0, 1);
@@ -84,31 +70,8 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         )),
         None => None,
     };
-    if args.embedder.is_none() {
-        // Before the models load, so the messages do not cut through a progress bar.
-        stages.finish();
-        crate::commands::model::ensure_default_embedder(&args.embedder_index_url, args.quiet)?;
-    }
-    stages.set("loading models", 0, 1);
-    let engine = model_store::load(&args.model)?;
-    let model = ModelIdentity {
-        name: engine.spec().name.clone(),
-        sha256: engine.sha256().to_string(),
-        entailment_index: engine.spec().entailment_index,
-        max_length: engine.spec().max_length,
-    };
-    let embedder = model_store::load_embedder(args.embedder.as_deref())?;
-    // The name without any directory part, so bundles do not depend on where files lie.
-    let embedder_label = args
-        .embedder
-        .as_deref()
-        .unwrap_or(model_store::DEFAULT_EMBEDDER);
-    let embedder_label = Path::new(embedder_label)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| embedder_label.to_string());
-    let embedder_name = format!("{embedder_label} (sha256 {})", embedder.sha256());
-    let mut embed = |texts: &[&str]| -> Result<Vec<Vec<f32>>> { Ok(embedder.embed(texts)?) };
+    let models = load_models(&args, &mut stages)?;
+    let mut embed = |texts: &[&str]| -> Result<Vec<Vec<f32>>> { Ok(models.embedder.embed(texts)?) };
 
     let llm = match &args.llm.llm_url {
         Some(_) => Some((
@@ -126,20 +89,7 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         Some((client, rt)) => {
             if controls.is_none() && args.n_controls > 0 {
                 stages.set("control reviews (LLM)", 0, args.n_controls);
-                let text = llm_args::body_text(&doc);
-                let opts = ControlOptions {
-                    max_tokens: args.control_max_tokens,
-                    ..Default::default()
-                };
-                let list =
-                    rt.block_on(generate_controls(client, &text, args.n_controls, 0, &opts))?;
-                controls = Some((
-                    "llm".to_string(),
-                    list.into_iter()
-                        .enumerate()
-                        .map(|(k, t)| (format!("control-{k} (seed {})", control_seed(0, k)), t))
-                        .collect(),
-                ));
+                controls = Some(llm_controls(client, rt, &doc, &args)?);
             }
             stages.set("candidates (LLM)", 0, 1);
             let g = rt.block_on(generate(client, &doc.units, &gen_opts))?;
@@ -149,36 +99,28 @@ pub fn run(args: BuildArgs) -> Result<i32> {
     };
     let mut reserve = Some(reserve);
     let mut refill = |uncovered: &[source::EvidenceUnit]| -> Result<Vec<Candidate>> {
-        if let Some((client, rt)) = &llm {
-            if uncovered.is_empty() {
-                return Ok(Vec::new());
+        match &llm {
+            Some(_) if uncovered.is_empty() => Ok(Vec::new()),
+            Some((client, rt)) => {
+                let g = rt.block_on(llm_refill(client, uncovered, &gen_opts))?;
+                Ok(g.candidates.into_iter().map(from_llm).collect())
             }
-            let g = rt.block_on(llm_refill(client, uncovered, &gen_opts))?;
-            return Ok(g.candidates.into_iter().map(from_llm).collect());
+            None => Ok(offline_refill(
+                reserve.take().unwrap_or_default(),
+                uncovered,
+            )),
         }
-        let ids: std::collections::HashSet<&str> =
-            uncovered.iter().map(|u| u.id.as_str()).collect();
-        Ok(reserve
-            .take()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|c| ids.contains(c.unit.as_str()))
-            .map(|mut c| {
-                c.origin = Origin::OfflineRefill;
-                c
-            })
-            .collect())
     };
     let mut tick = |stage: &str, done: usize, total: usize| stages.set(stage, done, total);
-    let outcome = pipeline::run(pipeline::BuildInput {
+    let mut outcome = pipeline::run(pipeline::BuildInput {
         doc: &doc,
         path: args.paper.display().to_string(),
         k: args.k,
-        nli: &engine,
-        model,
-        model_sha256: engine.sha256().to_string(),
+        nli: &models.engine,
+        model: models.identity.clone(),
+        model_sha256: models.engine.sha256().to_string(),
         embed: &mut embed,
-        embedder: embedder_name,
+        embedder: models.embedder_name.clone(),
         mode: if llm.is_some() {
             BuildMode::Llm
         } else {
@@ -203,7 +145,6 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         progress: &mut tick,
     })?;
     stages.finish();
-    let mut outcome = outcome;
     if let Some((client, _)) = &llm {
         let info = serde_json::json!({
             "endpoint": client.config().endpoint(),
@@ -215,7 +156,6 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         }
     }
 
-    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let (report, mut bundle) = match outcome {
         Outcome::Built { bundle, report } => (report, Some(bundle)),
         Outcome::Failed { report } => (report, None),
@@ -231,21 +171,142 @@ pub fn run(args: BuildArgs) -> Result<i32> {
         }
         _ => None,
     };
+    write_outputs(out, &report, bundle.as_deref(), protected.as_ref())?;
+    print_result(&args, &report, bundle.is_some(), protected.as_ref())?;
+    Ok(if bundle.is_some() {
+        exit::OK
+    } else {
+        exit::BUILD_FAILED
+    })
+}
+
+/// Refuse what cannot work before any model loads: a bad K, an existing bundle without
+/// `--force`, `--protect` on a non-PDF.
+fn check_args(args: &BuildArgs) -> Result<()> {
+    if args.k < 2 || !args.k.is_multiple_of(2) || args.k > MAX_K {
+        return Err(InputError(format!(
+            "--k {}: K must be even, at least 2 and at most {MAX_K}",
+            args.k
+        ))
+        .into());
+    }
+    if args.out.join(BUNDLE_FILE).exists() && !args.force {
+        return Err(InputError(format!(
+            "{} already holds a bundle; pass --force to replace it",
+            args.out.display()
+        ))
+        .into());
+    }
+    if args.protect && !is_pdf(&args.paper) {
+        return Err(InputError(format!(
+            "--protect needs a PDF; {} is not one (no %PDF- header)",
+            args.paper.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// The NLI engine the bundle is frozen for, and the sentence embedder of the gates.
+struct Models {
+    engine: TractNli,
+    identity: ModelIdentity,
+    embedder: TractEmbedder,
+    /// The embedder's file name and hash, for the report (no directory: bundles do not depend
+    /// on where files lie).
+    embedder_name: String,
+}
+
+fn load_models(args: &BuildArgs, stages: &mut progress::Stages) -> Result<Models> {
+    if args.embedder.is_none() {
+        // Before the models load, so the messages do not cut through a progress bar.
+        stages.finish();
+        crate::commands::model::ensure_default_embedder(&args.embedder_index_url, args.quiet)?;
+    }
+    stages.set("loading models", 0, 1);
+    let engine = model_store::load(&args.model)?;
+    let identity = ModelIdentity {
+        name: engine.spec().name.clone(),
+        sha256: engine.sha256().to_string(),
+        entailment_index: engine.spec().entailment_index,
+        max_length: engine.spec().max_length,
+    };
+    let embedder = model_store::load_embedder(args.embedder.as_deref())?;
+    let label = args
+        .embedder
+        .as_deref()
+        .unwrap_or(model_store::DEFAULT_EMBEDDER);
+    let label = Path::new(label)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| label.to_string());
+    let embedder_name = format!("{label} (sha256 {})", embedder.sha256());
+    Ok(Models {
+        engine,
+        identity,
+        embedder,
+        embedder_name,
+    })
+}
+
+/// Selection-only control reviews of the paper, written by the LLM (`--n-controls`).
+fn llm_controls(
+    client: &LlmClient,
+    rt: &tokio::runtime::Runtime,
+    doc: &source::SourceDoc,
+    args: &BuildArgs,
+) -> Result<(String, Vec<(String, String)>)> {
+    let text = llm_args::body_text(doc);
+    let opts = ControlOptions {
+        max_tokens: args.control_max_tokens,
+        ..Default::default()
+    };
+    let list = rt.block_on(generate_controls(client, &text, args.n_controls, 0, &opts))?;
+    Ok((
+        "llm".to_string(),
+        list.into_iter()
+            .enumerate()
+            .map(|(k, t)| (format!("control-{k} (seed {})", control_seed(0, k)), t))
+            .collect(),
+    ))
+}
+
+/// Offline refill: the reserve's candidates from the uncovered units (the reserve is used once).
+fn offline_refill(reserve: Vec<Candidate>, uncovered: &[source::EvidenceUnit]) -> Vec<Candidate> {
+    let ids: std::collections::HashSet<&str> = uncovered.iter().map(|u| u.id.as_str()).collect();
+    reserve
+        .into_iter()
+        .filter(|c| ids.contains(c.unit.as_str()))
+        .map(|mut c| {
+            c.origin = Origin::OfflineRefill;
+            c
+        })
+        .collect()
+}
+
+/// The report (JSON and Markdown), the protected copy and the bundle, each written atomically;
+/// a failed build removes a stale bundle so that it is not mistaken for this build's.
+fn write_outputs(
+    out: &Path,
+    report: &BuildReport,
+    bundle: Option<&Bundle>,
+    protected: Option<&Protected>,
+) -> Result<()> {
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     write_atomic(
         &out.join(REPORT_FILE),
-        serde_json::to_string_pretty(&report)?.as_bytes(),
+        serde_json::to_string_pretty(report)?.as_bytes(),
     )?;
     write_atomic(
         &out.join(REPORT_MD_FILE),
-        pipeline::report::markdown(&report).as_bytes(),
+        pipeline::report::markdown(report).as_bytes(),
     )?;
-    if let Some(p) = &protected {
+    if let Some(p) = protected {
         write_atomic(&out.join(PROTECTED_FILE), &p.bytes)?;
     }
-    match &bundle {
+    match bundle {
         Some(b) => write_atomic(&out.join(BUNDLE_FILE), b.to_json_pretty().as_bytes())?,
         None => {
-            // A stale bundle next to a failed report would be mistaken for this build's.
             let stale = out.join(BUNDLE_FILE);
             if stale.exists() {
                 fs::remove_file(&stale)
@@ -253,12 +314,22 @@ pub fn run(args: BuildArgs) -> Result<i32> {
             }
         }
     }
+    Ok(())
+}
 
+/// The summary on stdout: JSON with `--json`, else the human-readable text.
+fn print_result(
+    args: &BuildArgs,
+    report: &BuildReport,
+    built: bool,
+    protected: Option<&Protected>,
+) -> Result<()> {
+    let out = &args.out;
     if args.json {
         let summary = serde_json::json!({
             "status": report.status,
             "failure": report.failure,
-            "bundle": bundle.as_ref().map(|_| out.join(BUNDLE_FILE)),
+            "bundle": built.then(|| out.join(BUNDLE_FILE)),
             "report": out.join(REPORT_FILE),
             "report_markdown": out.join(REPORT_MD_FILE),
             "document": report.document,
@@ -267,24 +338,20 @@ pub fn run(args: BuildArgs) -> Result<i32> {
             "gate_counts": report.gate_counts,
             "assignment": report.assignment,
             "timings": report.timings,
-            "protected": protected.as_ref().map(|_| out.join(PROTECTED_FILE)),
-            "carrier": protected.as_ref().map(|p| &p.record),
+            "protected": protected.map(|_| out.join(PROTECTED_FILE)),
+            "carrier": protected.map(|p| &p.record),
         });
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {
-        print!("{}", summary_text(&report, out, bundle.is_some()));
-        if let Some(p) = &protected {
+        print!("{}", summary_text(report, out, built));
+        if let Some(p) = protected {
             super::protect::print_summary(p, &out.join(PROTECTED_FILE), &out.join(BUNDLE_FILE));
         }
     }
-    Ok(if bundle.is_some() {
-        exit::OK
-    } else {
-        exit::BUILD_FAILED
-    })
+    Ok(())
 }
 
-fn summary_text(r: &pipeline::report::BuildReport, out: &Path, built: bool) -> String {
+fn summary_text(r: &BuildReport, out: &Path, built: bool) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     let d = &r.document;
@@ -374,13 +441,6 @@ fn from_llm(c: RawCandidate) -> Candidate {
         unit: c.unit,
         origin: c.origin,
         source: CandidateSource::Llm,
-        attributes: Attributes {
-            importance: c.importance,
-            verifiability: c.verifiability,
-            naturalness: c.naturalness,
-            sentiment: c.sentiment,
-            rating_impact: c.rating_impact,
-            category: c.category,
-        },
+        attributes: c.attributes,
     }
 }

@@ -4,8 +4,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// Attributes scored per fact: by the LLM in LLM mode, by documented heuristics offline.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// Attributes scored per fact: by the LLM in LLM mode, by documented heuristics offline. The one
+/// attribute type of a candidate, whatever produced it (the optimiser's `FactAttrs` adds what the
+/// gates and priors measured).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Attributes {
     /// Importance i in [0, 1].
     pub importance: f64,
