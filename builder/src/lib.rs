@@ -17,4 +17,5 @@ mod model_store;
 mod pipeline;
 mod progress;
 pub mod protect;
+mod review_files;
 pub mod source;

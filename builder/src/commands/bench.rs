@@ -18,43 +18,25 @@ use crate::commands::detect::read_bundle;
 use crate::exit::{self, InputError};
 use crate::model_store;
 
-/// Review texts from a corpus JSONL (`reviews[].review_text`), a text file, or a directory of them.
+/// Review texts from a corpus JSONL (`reviews[].review_text`), a text file, or a directory of
+/// review files ([`crate::review_files`]).
 pub fn load_reviews(path: &Path) -> Result<Vec<String>> {
     if path.is_dir() {
-        let mut files: Vec<_> = fs::read_dir(path)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
-        files.sort();
+        let files = crate::review_files::in_dir(path)
+            .with_context(|| format!("reading directory {}", path.display()))?;
         return files
             .iter()
             .map(|f| fs::read_to_string(f).with_context(|| f.display().to_string()))
             .collect();
     }
+    if path.extension().is_some_and(|x| x == "jsonl") {
+        return Ok(reviews_by_paper(path)?
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect());
+    }
     let text = fs::read_to_string(path)
         .map_err(|e| InputError(format!("cannot read {}: {e}", path.display())))?;
-    if path.extension().is_some_and(|x| x == "jsonl") {
-        let mut out = Vec::new();
-        for (n, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let v: serde_json::Value = serde_json::from_str(line)
-                .map_err(|e| InputError(format!("{} line {}: {e}", path.display(), n + 1)))?;
-            for r in v
-                .get("reviews")
-                .and_then(|r| r.as_array())
-                .into_iter()
-                .flatten()
-            {
-                if let Some(t) = r.get("review_text").and_then(|t| t.as_str()) {
-                    out.push(t.to_string());
-                }
-            }
-        }
-        return Ok(out);
-    }
     Ok(vec![text])
 }
 
@@ -63,9 +45,12 @@ pub(crate) fn reviews_by_paper(path: &Path) -> Result<Vec<(String, String)>> {
     let text = fs::read_to_string(path)
         .map_err(|e| InputError(format!("cannot read {}: {e}", path.display())))?;
     let mut out = Vec::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
         let v: serde_json::Value = serde_json::from_str(line)
-            .map_err(|e| InputError(format!("{}: {e}", path.display())))?;
+            .map_err(|e| InputError(format!("{} line {}: {e}", path.display(), n + 1)))?;
         let id = v["id"].as_str().unwrap_or_default().to_string();
         for r in v["reviews"].as_array().into_iter().flatten() {
             if let Some(t) = r["review_text"].as_str() {
@@ -80,7 +65,6 @@ pub(crate) fn reviews_by_paper(path: &Path) -> Result<Vec<(String, String)>> {
 /// engine or the exhaustive decoder changes what they compute, so stale reports are not reused.
 const EXHAUSTIVE_CACHE_REVISION: &str = "engine-2";
 
-/// Exhaustive report, from the cache when it has it.
 /// The name (without extension) of a run's exhaustive report in the cache: the model, the bundle
 /// and the review decide it.
 pub(crate) fn cache_key(

@@ -32,15 +32,8 @@ fn review_sources(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
         if a.as_os_str() == "-" {
             out.push(a.clone());
         } else if a.is_dir() {
-            let mut files: Vec<PathBuf> = fs::read_dir(a)
-                .with_context(|| format!("reading directory {}", a.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.is_file()
-                        && p.extension()
-                            .is_some_and(|x| x == "txt" || x == "md" || x == "markdown")
-                })
-                .collect();
+            let files = crate::review_files::in_dir(a)
+                .with_context(|| format!("reading directory {}", a.display()))?;
             if files.is_empty() {
                 return Err(InputError(format!(
                     "directory {} has no .txt or .md reviews",
@@ -48,7 +41,6 @@ fn review_sources(args: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 ))
                 .into());
             }
-            files.sort();
             out.extend(files);
         } else {
             out.push(a.clone());

@@ -15,15 +15,10 @@ use semtrace_core::segment;
 use super::scoring;
 use crate::exit::InputError;
 
-/// Control reviews from a directory: its .txt/.md files, sorted by name.
+/// Control reviews from a directory: its review files ([`crate::review_files`]), sorted by name.
 pub fn read_controls_dir(dir: &Path) -> Result<Vec<(String, String)>> {
-    let rd = fs::read_dir(dir)
+    let files = crate::review_files::in_dir(dir)
         .map_err(|e| InputError(format!("cannot read --controls {}: {e}", dir.display())))?;
-    let mut files: Vec<_> = rd
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "txt" || x == "md"))
-        .collect();
-    files.sort();
     if files.is_empty() {
         return Err(InputError(format!(
             "--controls {} has no .txt or .md files",

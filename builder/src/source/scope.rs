@@ -3,7 +3,8 @@
 use super::units::{heading_key, Block};
 use super::ScopeCut;
 
-const REFERENCE_HEADINGS: &[&str] = &[
+/// Headings that begin a reference list (also named headings for `units::is_heading`: one list).
+pub(super) const REFERENCE_HEADINGS: &[&str] = &[
     "references",
     "reference",
     "bibliography",

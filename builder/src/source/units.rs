@@ -44,12 +44,6 @@ const NAMED_HEADINGS: &[&str] = &[
     "acknowledgements",
     "acknowledgment",
     "acknowledgement",
-    "references",
-    "reference",
-    "bibliography",
-    "references and notes",
-    "literature cited",
-    "works cited",
     "appendix",
     "appendices",
     "supplementary material",
@@ -95,7 +89,9 @@ pub fn is_heading_text(s: &str) -> bool {
         return false;
     }
     let key = heading_key(s);
-    if NAMED_HEADINGS.contains(&key.as_str()) {
+    if NAMED_HEADINGS.contains(&key.as_str())
+        || super::scope::REFERENCE_HEADINGS.contains(&key.as_str())
+    {
         return true;
     }
     if let Some(k) = key.strip_prefix("appendix") {
