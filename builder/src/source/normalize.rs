@@ -6,13 +6,11 @@
 pub fn expand_ligatures(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
+        if let Some(letters) = semtrace_build::quote::ligature(c) {
+            out.push_str(letters);
+            continue;
+        }
         match c {
-            '\u{FB00}' => out.push_str("ff"),
-            '\u{FB01}' => out.push_str("fi"),
-            '\u{FB02}' => out.push_str("fl"),
-            '\u{FB03}' => out.push_str("ffi"),
-            '\u{FB04}' => out.push_str("ffl"),
-            '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
             '\u{A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\t' => {
                 out.push(' ')
             }

@@ -4,17 +4,25 @@
 //! changes — whitespace, hyphenation at line ends and typographic ligatures — so a quotation
 //! with a changed word, number or punctuation mark is rejected.
 
-/// Expand the Unicode ligatures PDF text layers use (ﬁ → fi, ...).
-fn push_expanded(c: char, out: &mut String) {
+/// The letters of a Unicode ligature PDF text layers use (ﬁ → "fi", ...); the one table for the
+/// quotation gate and the source loaders.
+pub fn ligature(c: char) -> Option<&'static str> {
     match c {
-        '\u{FB00}' => out.push_str("ff"),
-        '\u{FB01}' => out.push_str("fi"),
-        '\u{FB02}' => out.push_str("fl"),
-        '\u{FB03}' => out.push_str("ffi"),
-        '\u{FB04}' => out.push_str("ffl"),
-        '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
+        '\u{FB00}' => Some("ff"),
+        '\u{FB01}' => Some("fi"),
+        '\u{FB02}' => Some("fl"),
+        '\u{FB03}' => Some("ffi"),
+        '\u{FB04}' => Some("ffl"),
+        '\u{FB05}' | '\u{FB06}' => Some("st"),
+        _ => None,
+    }
+}
+
+fn push_expanded(c: char, out: &mut String) {
+    match (c, ligature(c)) {
+        (_, Some(letters)) => out.push_str(letters),
         // Soft hyphens only ever mark a possible break.
-        '\u{00AD}' => {}
+        ('\u{00AD}', None) => {}
         _ => out.push(c),
     }
 }
