@@ -18,4 +18,5 @@ mod pipeline;
 mod progress;
 pub mod protect;
 mod review_files;
-pub mod source;
+/// Document loading lives in its own crate; `semtrace::source` keeps its paths.
+pub use semtrace_source as source;

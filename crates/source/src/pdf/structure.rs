@@ -5,7 +5,7 @@
 use pdf_extract::{Dictionary, Document, Object, ObjectId};
 
 use super::{extract_pages, quietly};
-use crate::source::SourceError;
+use crate::SourceError;
 
 /// Every cross-reference keyword written as "xref " (space instead of end of line) at the start
 /// of a line and followed by a digit, made "xref\n". Same length, so no offset moves; covers the

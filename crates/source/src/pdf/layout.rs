@@ -3,7 +3,7 @@
 
 use super::collect::RawPage;
 use super::{guarded, quietly, Column, Glyph, Line, Page};
-use crate::source::line_numbers;
+use crate::line_numbers;
 
 /// Drop margin line numbers from every page's glyphs (keeping them as [`Page::numbers`]), then
 /// lay the rest out into lines.

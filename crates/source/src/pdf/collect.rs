@@ -4,7 +4,7 @@
 use pdf_extract::{MediaBox, OutputDev, OutputError, Transform};
 
 use super::Glyph;
-use crate::source::normalize::expand_ligatures;
+use crate::normalize::expand_ligatures;
 
 /// A page as drawn, before layout: layout waits until every page is read, because margin line
 /// numbers are recognised across the document (a sparse page has too few of its own).

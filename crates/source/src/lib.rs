@@ -1,5 +1,7 @@
-//! The source document: PDF or plain text/Markdown → page-numbered evidence units in the retained
-//! body scope (references and the checklist after them are cut off, and the cut is reported).
+//! SemTrace source loading: a PDF or plain text/Markdown → page-numbered evidence units in the
+//! retained body scope (references and the checklist after them are cut off, and the cut is
+//! reported). Bytes in, units out; only [`load`] touches the file system. The CLI re-exports this
+//! crate as `semtrace::source`.
 
 mod line_numbers;
 mod normalize;

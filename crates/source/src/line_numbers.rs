@@ -1034,7 +1034,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            crate::source::normalize::join_lines(&last),
+            crate::normalize::join_lines(&last),
             "As large platforms grow, groups find it increasingly important to act in a \
              knowledge setting. more prose after the merged line goes on here"
         );
