@@ -1,7 +1,8 @@
 //! The `semtrace` CLI as a library: argument parsing ([`cli`]), one module per command
-//! ([`commands`]) and exit codes ([`exit`]), over the document loader ([`source`]) and the
-//! carrier embedding ([`protect`]). `main.rs` only parses and dispatches; the fuzz targets
-//! (`fuzz/`) call the loaders and parsers here directly.
+//! ([`commands`]: argument checks, file and network I/O, printing) and exit codes ([`exit`]), over
+//! the library crates: the document loader ([`source`], crate semtrace-source), the build
+//! pipeline ([`pipeline`], semtrace-pipeline) and the carrier embedding ([`protect`]). `main.rs`
+//! only parses and dispatches; the fuzz targets (`fuzz/`) call the loaders and parsers here.
 
 mod atomic;
 mod candidates;
@@ -14,7 +15,8 @@ mod http;
 mod inspect;
 mod llm;
 mod model_store;
-mod pipeline;
+/// The build pipeline lives in its own crate; `crate::pipeline` keeps its paths.
+pub use semtrace_pipeline as pipeline;
 mod progress;
 pub mod protect;
 mod review_files;

@@ -6,6 +6,10 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use anyhow::{Context, Result};
+
+use crate::exit::InputError;
+
 /// Extensions of review files.
 pub const EXTENSIONS: [&str; 3] = ["txt", "md", "markdown"];
 
@@ -22,6 +26,34 @@ pub fn in_dir(dir: &Path) -> io::Result<Vec<PathBuf>> {
         .collect();
     files.sort();
     Ok(files)
+}
+
+/// Control reviews from a directory: its review files ([`in_dir`]), sorted by name.
+pub fn read_controls_dir(dir: &Path) -> Result<Vec<(String, String)>> {
+    let files = in_dir(dir)
+        .map_err(|e| InputError(format!("cannot read --controls {}: {e}", dir.display())))?;
+    if files.is_empty() {
+        return Err(InputError(format!(
+            "--controls {} has no .txt or .md files",
+            dir.display()
+        ))
+        .into());
+    }
+    let mut out = Vec::new();
+    for f in files {
+        let bytes = fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| InputError(format!("control {} is not UTF-8 text", f.display())))?;
+        if text.trim().is_empty() {
+            return Err(InputError(format!("control {} is empty", f.display())).into());
+        }
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        out.push((name, text));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

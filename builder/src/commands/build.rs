@@ -66,7 +66,7 @@ pub fn run(args: BuildArgs) -> Result<i32> {
     let controls = match &args.controls {
         Some(dir) => Some((
             "controls-dir".to_string(),
-            pipeline::priors::read_controls_dir(dir)?,
+            crate::review_files::read_controls_dir(dir)?,
         )),
         None => None,
     };

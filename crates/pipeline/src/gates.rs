@@ -39,7 +39,7 @@ use serde::Serialize;
 
 use super::candidate::Candidate;
 use super::{reviewer_facts, scoring, voice};
-use crate::source::EvidenceUnit;
+use semtrace_source::EvidenceUnit;
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -413,7 +413,7 @@ fn cosine(a: &[f32], b: &[f32]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::candidate::{Attributes, CandidateSource, Origin};
+    use crate::candidate::{Attributes, CandidateSource, Origin};
     use semtrace_core::nli::LexicalStandIn;
 
     fn cand(id: &str, text: &str, quote: &str, sentiment: f64) -> Candidate {

@@ -2167,13 +2167,13 @@ mod tests {
     /// (measurement, not a check: the judges are LLMs). A fact's verdict is keyed by its paper and
     /// text (fact ids differ between builds); a text judged in several rounds keeps the latest
     /// verdict. Prints per rule how many facts it drops that the judges failed and passed, and the
-    /// facts. `cargo test -p semtrace --lib judged_facts -- --ignored --nocapture`
+    /// facts. `cargo test -p semtrace-pipeline --lib judged_facts -- --ignored --nocapture`
     #[test]
     #[ignore]
     fn judged_facts() {
         use std::collections::BTreeMap;
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../training/data/fact-judgments");
+            .join("../../training/data/fact-judgments");
         let read = |name: &str| -> Vec<serde_json::Value> {
             std::fs::read_to_string(dir.join(name))
                 .unwrap()

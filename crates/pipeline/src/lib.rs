@@ -1,6 +1,8 @@
-//! The build pipeline: candidates → gates (→ refill) → priors → MMR selection → code-aware
-//! assignment → bundle and report. Synchronous; LLM calls reach it through the candidate list and
-//! the refill callback, so this module never touches the network.
+//! SemTrace build pipeline: candidates → gates (→ refill) → priors → MMR selection → code-aware
+//! assignment → bundle and report ([`stages`], sequenced by [`run`]). Synchronous; LLM calls reach
+//! it through the candidate list and the refill callback and control reviews arrive as text, so it
+//! touches neither the network nor the file system (the CLI does, and re-exports this crate as
+//! `semtrace::pipeline`).
 
 pub mod candidate;
 pub mod gates;
@@ -33,7 +35,7 @@ use report::{
 };
 use stages::{PriorSource, Stopwatch};
 
-use crate::source::{EvidenceUnit, SourceDoc};
+use semtrace_source::{EvidenceUnit, SourceDoc};
 
 /// Memoises entailment by (premise, hypothesis) so refill rounds and the pair matrix never
 /// re-score a pair.
@@ -187,9 +189,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         progress,
     } = input;
     if k < 2 || k % 2 != 0 {
-        return Err(
-            crate::exit::InputError(format!("K = {k}: must be even and at least 2")).into(),
-        );
+        return Err(anyhow::anyhow!("K = {k}: must be even and at least 2"));
     }
     let need = 2 * k;
     let nli = MemoScorer::new(nli);
@@ -491,10 +491,10 @@ fn cjk_note(units: &[EvidenceUnit]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::SourceKind;
     use semtrace_build::mention::Features;
     use semtrace_core::codeword::selection_bits;
     use semtrace_core::nli::LexicalStandIn;
+    use semtrace_source::SourceKind;
 
     const VOCAB: &[&str] = &[
         "encoder",

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::candidate::{Candidate, CandidateSource};
 use super::gates::{Gate, GateRecord};
-use crate::source::ScopeCut;
+use semtrace_source::ScopeCut;
 
 pub const REPORT_FORMAT: &str = "semtrace-build-report";
 

@@ -24,7 +24,7 @@ use super::gates::{self, Approved, Embed, GateRecord, Source};
 use super::priors;
 use super::report::{PositionEntry, Timing};
 use super::scoring;
-use crate::source::{EvidenceUnit, SourceDoc};
+use semtrace_source::{EvidenceUnit, SourceDoc};
 
 /// Wall-clock time per stage, for the report.
 pub struct Stopwatch {
@@ -372,8 +372,8 @@ pub fn positions(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::offline;
-    use crate::pipeline::tests::{bag, doc};
+    use crate::offline;
+    use crate::tests::{bag, doc};
     use semtrace_core::nli::LexicalStandIn;
 
     /// A deterministic stand-in scorer (not an NLI model) whose score depends on the direction:

@@ -4,44 +4,13 @@
 //! (the detector's own windowing, at most 128 windows); r_f = (#{k: q_{f,k} ≥ 0.52} + 1)/(N + 2).
 
 use std::collections::BTreeSet;
-use std::fs;
-use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use semtrace_build::lexical::tokens;
 use semtrace_core::nli::{NliPair, NliScorer};
 use semtrace_core::segment;
 
 use super::scoring;
-use crate::exit::InputError;
-
-/// Control reviews from a directory: its review files ([`crate::review_files`]), sorted by name.
-pub fn read_controls_dir(dir: &Path) -> Result<Vec<(String, String)>> {
-    let files = crate::review_files::in_dir(dir)
-        .map_err(|e| InputError(format!("cannot read --controls {}: {e}", dir.display())))?;
-    if files.is_empty() {
-        return Err(InputError(format!(
-            "--controls {} has no .txt or .md files",
-            dir.display()
-        ))
-        .into());
-    }
-    let mut out = Vec::new();
-    for f in files {
-        let bytes = fs::read(&f).with_context(|| format!("reading {}", f.display()))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| InputError(format!("control {} is not UTF-8 text", f.display())))?;
-        if text.trim().is_empty() {
-            return Err(InputError(format!("control {} is empty", f.display())).into());
-        }
-        let name = f
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        out.push((name, text));
-    }
-    Ok(out)
-}
 
 /// q[f][k] for every fact and control.
 pub fn coverage(

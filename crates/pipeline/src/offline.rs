@@ -38,7 +38,7 @@ use semtrace_core::segment;
 
 use super::candidate::{Attributes, Candidate, CandidateSource, Origin};
 use super::{reviewer_facts, voice};
-use crate::source::EvidenceUnit;
+use semtrace_source::EvidenceUnit;
 
 /// Sentence openings that point back to earlier text.
 const DEPENDENT_OPENERS: &[&str] = &[
