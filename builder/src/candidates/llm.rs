@@ -471,7 +471,6 @@ pub async fn generate(
 
 /// Targeted refill over evidence not covered by the surviving facts: one pass per chunk of the
 /// uncovered units (same chunking), origin "llm-refill". Chunk indices count refill chunks.
-#[allow(dead_code)] // called by the build pipeline's gating loop (not in this branch yet)
 pub async fn refill(
     client: &LlmClient,
     uncovered_units: &[EvidenceUnit],
