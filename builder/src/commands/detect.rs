@@ -58,12 +58,13 @@ pub fn read_review(src: &Path) -> Result<String> {
             .read_to_end(&mut bytes)
             .context("reading standard input")?;
     } else {
-        let meta = fs::metadata(src)
-            .map_err(|e| InputError(format!("cannot read {}: {e}", src.display())))?;
+        // Callers name the file (detect prefixes each review's errors with it): the message
+        // itself does not repeat it.
+        let meta =
+            fs::metadata(src).map_err(|e| InputError(format!("cannot read the file: {e}")))?;
         // Refuse a giant file by its size, without reading it.
         check_review_len(meta.len())?;
-        bytes =
-            fs::read(src).map_err(|e| InputError(format!("cannot read {}: {e}", src.display())))?;
+        bytes = fs::read(src).map_err(|e| InputError(format!("cannot read the file: {e}")))?;
     }
     Ok(review_text(&bytes)?.to_string())
 }

@@ -159,7 +159,7 @@ fn read_manifest(
             .into());
         }
         seen.insert(review.clone(), (entry.line, bundle.clone()));
-        read_review(&review).with_context(|| at.clone())?;
+        read_review(&review).with_context(|| format!("{at}: review {}", review.display()))?;
         if !bundles.contains_key(&bundle) {
             let b = read_bundle(&bundle).with_context(|| at.clone())?;
             bundles.insert(bundle.clone(), b);
