@@ -202,7 +202,8 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     });
     let mention_model = MentionModel::embedded();
     let prior_source = match &controls {
-        Some((_, reviews)) => PriorSource::Controls {
+        Some((name, reviews)) => PriorSource::Controls {
+            name,
             reviews,
             prefilter: controls_prefilter,
         },
@@ -236,10 +237,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
         source_counts: Vec::new(),
         refill: None,
         // Recorded up front so a failed build's report still says which controls it had.
-        priors: Some(priors_record(
-            &prior_source,
-            controls.as_ref().map(|c| c.0.as_str()),
-        )),
+        priors: Some(priors_record(&prior_source)),
         selection: Vec::new(),
         codeword: Vec::new(),
         codeword_source: codeword_source.clone(),
@@ -399,12 +397,12 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     })
 }
 
-/// The report's record of where r_f came from (`controls_name`: the controls' source).
-fn priors_record(from: &PriorSource<'_>, controls_name: Option<&str>) -> Priors {
+/// The report's record of where r_f came from.
+fn priors_record(from: &PriorSource<'_>) -> Priors {
     let features = mention::FEATURES.iter().map(|f| f.to_string()).collect();
     match from {
-        PriorSource::Controls { reviews, .. } => Priors {
-            source: controls_name.unwrap_or("controls").to_string(),
+        PriorSource::Controls { name, reviews, .. } => Priors {
+            source: name.to_string(),
             controls: reviews.iter().map(|(n, _)| n.clone()).collect(),
             tau_mention: TAU_MIN,
             features,

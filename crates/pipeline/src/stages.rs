@@ -142,6 +142,8 @@ pub fn gated_pool(
 pub enum PriorSource<'a> {
     /// Control reviews: r_f from how many of them mention the fact (add-one smoothed).
     Controls {
+        /// Where they came from ("controls-dir", "llm"), for the report.
+        name: &'a str,
         reviews: &'a [(String, String)],
         /// Score only control windows sharing two content words with the fact.
         prefilter: bool,
@@ -170,7 +172,9 @@ pub fn mention_priors(
 ) -> Result<Prioritised> {
     let facts_text: Vec<&str> = approved.iter().map(|a| a.candidate.text.as_str()).collect();
     let q: Vec<Vec<f64>> = match &from {
-        PriorSource::Controls { reviews, prefilter } => {
+        PriorSource::Controls {
+            reviews, prefilter, ..
+        } => {
             let texts: Vec<String> = reviews.iter().map(|(_, t)| t.clone()).collect();
             priors::coverage(nli, &facts_text, &texts, *prefilter, &mut |d, t| {
                 progress("priors", d, t)
