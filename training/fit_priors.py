@@ -22,7 +22,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABELS = os.path.join(ROOT, "training", "data", "priors", "labels.jsonl")
-MODEL = os.path.join(ROOT, "shared", "src", "build", "mention_model.json")
+MODEL = os.path.join(ROOT, "crates", "build", "src", "mention_model.json")
 REPORT = os.path.join(ROOT, "training", "data", "priors", "calibration.md")
 TAU = 0.52
 STOP = set("a an and are as at be been but by for from has have in into is it its of on or that the "

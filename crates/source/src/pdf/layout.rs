@@ -206,10 +206,14 @@ pub fn detect_gutter(rows: &[Vec<(f64, f64)>], page_left: f64, width: f64) -> Op
             "gutter x={x:.1} rows={nrows} cross={cross} both={both} left={left} right={right}"
         );
     }
-    // Full-width rows (title, wide figures and tables) may cross; most text rows must not.
+    // Full-width rows (title, wide figures and tables) may cross; most text rows must not. A
+    // first page whose right column starts below a figure has few right-only rows, but many rows
+    // with text on both sides and few crossing ones (item2vec, corpus 025, read interleaved).
     let two = cross * 2 <= nrows
         && both >= 5
-        && (both * 10 >= nrows * 3 || (left * 5 >= nrows && right * 5 >= nrows && both >= 3));
+        && (both * 10 >= nrows * 3
+            || (left * 5 >= nrows && right * 5 >= nrows && both >= 3)
+            || (both >= 10 && cross * 3 <= both));
     two.then_some(x)
 }
 
@@ -283,6 +287,13 @@ pub fn layout(glyphs: Vec<Glyph>, width: f64, page_left: f64) -> Vec<Line> {
     for (row, span) in prelim.into_iter().zip(spans) {
         let crosses = span.iter().any(|&(a, b)| a < gutter && gutter < b);
         if crosses {
+            if std::env::var_os("SEMTRACE_DEBUG_LAYOUT").is_some() {
+                let t: String = row.iter().map(|g| g.text.as_str()).collect();
+                eprintln!(
+                    "  crossing row {span:?}: {}",
+                    t.chars().take(90).collect::<String>()
+                );
+            }
             flush(&mut left, &mut right, &mut out);
             out.extend(row_line(row, Column::Full));
         } else {
@@ -346,6 +357,36 @@ mod tests {
         assert!(lines[20].text.starts_with("left19"));
         assert!(lines[21].text.starts_with("right00"));
         assert_eq!(lines[21].column, Column::Right);
+    }
+
+    #[test]
+    fn a_first_page_with_a_short_right_column_is_still_two_columns() {
+        // Title rows across the page, then the left column runs on below where the right one
+        // ends (a figure above it): 12 rows with both columns, 25 left-only, none right-only.
+        let mut g = Vec::new();
+        for i in 0..4 {
+            let y = 780.0 - 12.0 * i as f64;
+            g.extend(word(
+                100.0,
+                y,
+                "Title and authors spanning the page width fully",
+            ));
+        }
+        for i in 0..37 {
+            let y = 700.0 - 12.0 * i as f64;
+            g.extend(word(60.0, y, &format!("left{i:02} text of the column")));
+            if i < 12 {
+                g.extend(word(320.0, y, &format!("right{i:02} text of the column")));
+            }
+        }
+        let lines = layout(g, 600.0, 0.0);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(lines.len(), 4 + 37 + 12, "{texts:?}");
+        assert!(texts[4].starts_with("left00") && texts[40].starts_with("left36"));
+        assert!(texts[41].starts_with("right00"), "{texts:?}");
+        assert!(texts
+            .iter()
+            .all(|t| !(t.contains("left") && t.contains("right"))));
     }
 
     #[test]
