@@ -20,7 +20,7 @@ done
 forbidden=$(echo "$wasm_deps" | awk '{print $1}' | sort -u \
   | grep -E '^(semtrace|semtrace-build|semtrace-eval|lopdf|pdf-extract|reqwest|hyper|rustls|tokio|clap)$' || true)
 [ -z "$forbidden" ] || { echo "detector-wasm depends on: $forbidden"; exit 1; }
-echo "== the crates below the CLI depend only downward: core on no other semtrace crate, infer/build/eval on core alone, source on build, pipeline on core/build/source"
+echo "== the crates below the CLI depend only downward: core on no other semtrace crate, infer/build/eval on core alone, source on build, pipeline on core/build/source, protect on core/source (no ML runtime, CLI, HTTP or async crates)"
 core_deps=$(cargo tree -p semtrace-core -e normal --prefix none | awk '{print $1}' | grep '^semtrace' | sort -u)
 [ "$core_deps" = "semtrace-core" ] || { echo "semtrace-core depends on: $core_deps"; exit 1; }
 for upper in semtrace-infer semtrace-build semtrace-eval; do
@@ -31,6 +31,12 @@ source_deps=$(cargo tree -p semtrace-source -e normal --prefix none | awk '{prin
 [ "$source_deps" = "semtrace-build semtrace-core " ] || { echo "semtrace-source depends on: $source_deps"; exit 1; }
 pipeline_deps=$(cargo tree -p semtrace-pipeline -e normal --prefix none | awk '{print $1}' | grep '^semtrace' | grep -vx semtrace-pipeline | sort -u | tr '\n' ' ')
 [ "$pipeline_deps" = "semtrace-build semtrace-core semtrace-source " ] || { echo "semtrace-pipeline depends on: $pipeline_deps"; exit 1; }
+# protect names core and source only (build comes through source, whose check is above).
+protect_deps=$(cargo tree -p semtrace-protect -e normal --depth 1 --prefix none | awk '{print $1}' | grep '^semtrace' | grep -vx semtrace-protect | sort -u | tr '\n' ' ')
+[ "$protect_deps" = "semtrace-core semtrace-source " ] || { echo "semtrace-protect depends on: $protect_deps"; exit 1; }
+protect_forbidden=$(cargo tree -p semtrace-protect -e normal --prefix none | awk '{print $1}' | sort -u \
+  | grep -E '^(tract-onnx|tract-core|tokenizers|clap|tokio|reqwest|hyper)$' || true)
+[ -z "$protect_forbidden" ] || { echo "semtrace-protect depends on: $protect_forbidden"; exit 1; }
 core_ml=$(cargo tree -p semtrace-core -e normal --prefix none | awk '{print $1}' | grep -E '^(tract-onnx|tract-core|tokenizers)$' || true)
 [ -z "$core_ml" ] || { echo "semtrace-core depends on an ML runtime: $core_ml"; exit 1; }
 echo "== core, infer and the shim build for wasm32-unknown-unknown"

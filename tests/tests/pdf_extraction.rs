@@ -180,8 +180,13 @@ fn bad_documents_exit_3_with_a_named_problem() {
 
     let image = dir.join("image-only.pdf");
     std::fs::write(&image, image_only_pdf()).unwrap();
+    // Cut just before its final %%EOF: the cross-reference table is there, the end is not.
     let truncated = dir.join("truncated.pdf");
-    std::fs::write(&truncated, &real[..real.len() / 2]).unwrap();
+    let eof = real.windows(5).rposition(|w| w == b"%%EOF").unwrap();
+    std::fs::write(&truncated, &real[..eof]).unwrap();
+    // Cut in half: no cross-reference table at all.
+    let half = dir.join("half.pdf");
+    std::fs::write(&half, &real[..real.len() / 2]).unwrap();
     // Deterministic pseudo-random bytes after a PDF header.
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut junk = Vec::new();
@@ -205,6 +210,7 @@ fn bad_documents_exit_3_with_a_named_problem() {
         (&encrypted, "encrypted"),
         (&image, "no text layer"),
         (&truncated, "truncated"),
+        (&half, "no cross-reference table (xref) found"),
         (&malformed, "malformed"),
         (&binary, "not a PDF"),
         (&empty, "empty"),

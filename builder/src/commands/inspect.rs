@@ -25,7 +25,7 @@ pub fn run(args: InspectArgs) -> Result<i32> {
         ))
         .into());
     }
-    let report = inspect_bytes(&bytes)?;
+    let report = inspect_bytes(&bytes).with_context(|| args.pdf.display().to_string())?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(exit::OK);

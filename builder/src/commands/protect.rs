@@ -8,7 +8,7 @@ use semtrace_core::bundle::Bundle;
 use crate::atomic::write_atomic;
 use crate::cli::{CarrierArgs, ProtectArgs};
 use crate::exit::{self, InputError};
-use crate::protect::{self, Protected};
+use crate::protect::{self, ProtectError, Protected};
 
 /// Read the original and protect it with `bundle`'s carrier (no files written).
 pub fn protect_file(paper: &Path, bundle: &Bundle, carrier: &CarrierArgs) -> Result<Protected> {
@@ -25,7 +25,12 @@ pub fn protect_file(paper: &Path, bundle: &Bundle, carrier: &CarrierArgs) -> Res
         mode: carrier.carrier_mode.into(),
         font: carrier.font.as_deref(),
     };
-    Ok(protect::protect(&original, bundle, &opts)?)
+    protect::protect(&original, bundle, &opts).map_err(|e| match e {
+        // A PDF that cannot be read: say which file (the other errors are about the bundle, the
+        // font or the carrier, and name what they are about).
+        ProtectError::Source(_) => anyhow::Error::new(e).context(paper.display().to_string()),
+        e => e.into(),
+    })
 }
 
 fn default_bundle_out(out: &Path) -> PathBuf {

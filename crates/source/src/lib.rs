@@ -74,7 +74,7 @@ pub enum SourceError {
     Encrypted,
     /// The PDF has pages but no text on any of them.
     NoTextLayer { pages: u32 },
-    /// The PDF is cut short (no %%EOF, missing cross-reference table or trailer).
+    /// The PDF is cut short: it has a cross-reference section but no %%EOF at the end.
     Truncated(String),
     /// The PDF is damaged: the parser failed on it.
     Malformed(String),

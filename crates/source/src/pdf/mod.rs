@@ -41,7 +41,7 @@ use super::SourceError;
 use collect::{Collector, RawPage};
 use content::{flatten_pages, patch_ligature_to_unicode};
 use layout::lay_out_pages;
-use structure::{find, trim_after_eof};
+use structure::{find, has_xref_section, trim_after_eof};
 
 /// One glyph as drawn: origin (PDF user space, y up), advance width, effective font size.
 #[derive(Debug, Clone)]
@@ -146,11 +146,19 @@ pub fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
     }
 }
 
-/// Load and lay out every page. Errors name the problem (encrypted, truncated, malformed).
+/// Load and lay out every page. Errors name the problem (encrypted, truncated, malformed, no
+/// cross-reference table).
 pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
     // A complete PDF ends with %%EOF (possibly followed by whitespace or a little junk).
     let tail = &bytes[bytes.len().saturating_sub(4096)..];
     if !find(tail, b"%%EOF") {
+        // No cross-reference section either: whether it was cut short or never written whole,
+        // say what is missing.
+        if !has_xref_section(bytes) {
+            return Err(SourceError::Malformed(
+                "no cross-reference table (xref) found; the file is not a complete PDF".into(),
+            ));
+        }
         return Err(SourceError::Truncated(
             "no %%EOF marker at the end of the file (incomplete download or copy?)".into(),
         ));

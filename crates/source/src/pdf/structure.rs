@@ -23,6 +23,16 @@ pub fn fix_xref_keywords(bytes: &[u8]) -> Vec<u8> {
     fixed
 }
 
+/// Whether the file has any cross-reference section: a `startxref`, an /XRef stream, or an
+/// "xref" keyword at the start of a line followed by white space (not the word in running text).
+pub(super) fn has_xref_section(bytes: &[u8]) -> bool {
+    find(bytes, b"startxref")
+        || find(bytes, b"/XRef")
+        || bytes.windows(6).any(|w| {
+            matches!(w[0], b'\n' | b'\r') && &w[1..5] == b"xref" && w[5].is_ascii_whitespace()
+        })
+}
+
 /// `bytes` up to and including the last %%EOF (junk a downloader appended is cut off).
 pub(super) fn trim_after_eof(bytes: &[u8]) -> &[u8] {
     bytes
@@ -141,4 +151,28 @@ pub(super) fn page_resources(doc: &Document, page_id: ObjectId) -> Dictionary {
         id = d.get(b"Parent").ok().and_then(|p| p.as_reference().ok());
     }
     Dictionary::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SourceError;
+
+    #[test]
+    fn a_file_without_xref_is_not_called_truncated() {
+        // "xref" in running text is no cross-reference section.
+        let junk = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage without xref";
+        assert!(!has_xref_section(junk));
+        match extract_pages(junk) {
+            Err(SourceError::Malformed(m)) => {
+                assert!(m.contains("no cross-reference table"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+        // A table but no %%EOF after it: cut short.
+        let cut = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\nxref\n0 2\n";
+        assert!(has_xref_section(cut));
+        assert!(matches!(extract_pages(cut), Err(SourceError::Truncated(_))));
+        assert!(has_xref_section(b"%PDF-1.5\n...\nstartxref\n116\n"));
+    }
 }

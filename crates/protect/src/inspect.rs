@@ -10,9 +10,10 @@
 use lopdf::{content::Operation, Dictionary, Document, Object};
 use serde::Serialize;
 
-use crate::protect::MARKER_TAG;
-use crate::source::pdf::{load_structure, visible_box};
-use crate::source::SourceError;
+use semtrace_source::pdf::{load_structure, visible_box};
+use semtrace_source::SourceError;
+
+use crate::MARKER_TAG;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CarrierFound {

@@ -1,3 +1,19 @@
+//! semtrace-protect: the protected copy of a paper and the hidden-text scanner, the two things
+//! the `semtrace protect` and `semtrace inspect` commands (and `build --protect`) do to a PDF. The
+//! CLI re-exports this crate as `semtrace::protect` and its scanner as `semtrace::inspect`.
+//!
+//! Layer: semtrace-core (bundle, carrier template, SHA-256) and semtrace-source (the PDF
+//! structure helpers and the text extractor the round trip is verified with), plus lopdf, a
+//! TrueType parser and subsetter, and flate2. No argument parsing, no network, no async runtime.
+//! Bytes in, bytes out, with two exceptions: the carrier font is read from a file ([`font::locate`]:
+//! `Options::font`, else the usual system locations of DejaVu Sans), and when the environment
+//! variable `SEMTRACE_DEBUG_FAILED_CARRIER` names a file, a copy whose round trip failed is written
+//! there for diagnosis. The caller reads the original PDF and writes the protected one.
+//!
+//! Modules: [`font`] (subset, Type0/Identity-H, ToUnicode), [`place`] (the band and the line
+//! breaks), [`pdfwrite`] (the incremental update), [`inspect`] (carrier and hidden text scanner);
+//! this file embeds and verifies.
+//!
 //! The protected copy: the bundle's carrier text (semtrace-core's template) written into the
 //! final page of the original PDF as a hidden text layer, by an incremental update, then
 //! verified by re-extracting it with the project's own extractor. Any failure aborts: no
@@ -10,6 +26,7 @@
 //! `semtrace inspect` recognises and text extractors ignore.
 
 pub mod font;
+pub mod inspect;
 pub mod pdfwrite;
 pub mod place;
 
@@ -21,8 +38,10 @@ use semtrace_core::bundle::Bundle;
 use semtrace_core::carrier::{self, CarrierMode, CarrierRecord, TEMPLATE_VERSION};
 use semtrace_core::sha256_hex;
 
-use crate::source::pdf::{extract_pages, inherited, load_structure, startxref, visible_box, Page};
-use crate::source::SourceError;
+use semtrace_source::pdf::{
+    extract_pages, inherited, load_structure, startxref, visible_box, Page,
+};
+use semtrace_source::SourceError;
 
 /// Marked-content tag around the carrier (what `inspect` looks for).
 pub const MARKER_TAG: &str = "SemTraceCarrier";
