@@ -78,6 +78,9 @@ pub const PAIR_W_CAT: f64 = 0.2;
 /// Offline candidates: how much less natural (n) a sentence without an authorial anchor is
 /// ("Candidates", heuristic attributes).
 pub const UNANCHORED_PENALTY: f64 = 0.25;
+/// Offline builds: selection draws from the ⌈QUALITY_SHORTLIST·2K⌉ approved offline facts of
+/// highest P(pass the fact rubric) (docs/method.md, "Facts a reviewer would state").
+pub const QUALITY_SHORTLIST: f64 = 1.5;
 /// Offline candidates: sentences this long (words) are also split into clauses ("Candidates").
 pub const LONG_SENTENCE_WORDS: usize = 25;
 /// Largest K a build accepts (docs/method.md, "K beyond 12").

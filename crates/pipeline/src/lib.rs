@@ -5,6 +5,7 @@
 //! `semtrace::pipeline`).
 
 pub mod candidate;
+pub mod fact_quality;
 pub mod gates;
 pub mod offline;
 pub mod priors;
@@ -267,6 +268,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
             r: None,
             q: None,
             features: None,
+            quality: None,
             utility: None,
             selected_rank: None,
         })
@@ -287,21 +289,23 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     watch.lap("priors");
 
     // Selection.
-    let selection = stages::select(&prioritised.attrs, need)?;
+    let selection = stages::select(&prioritised.attrs, &prioritised.quality, need)?;
     let index_of: HashMap<&str, usize> = pool
         .all
         .iter()
         .enumerate()
         .map(|(i, c)| (c.id.as_str(), i))
         .collect();
-    for ((a, f), x) in approved
+    for (((a, f), x), n) in approved
         .iter()
         .zip(&prioritised.attrs)
         .zip(&prioritised.features)
+        .zip(&prioritised.quality)
     {
         let e = &mut entries[index_of[a.candidate.id.as_str()]];
         e.r = Some(f.r);
         e.features = Some(x.values.clone());
+        e.quality = *n;
         e.utility = Some(utility(f));
         if !f.q.is_empty() {
             e.q = Some(f.q.clone());

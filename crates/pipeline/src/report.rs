@@ -38,6 +38,9 @@ pub struct CandidateEntry {
     /// Mention features (approved candidates; names in `priors.features`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub features: Option<Vec<f64>>,
+    /// Offline approved candidates: the fact-quality model's P(pass the rubric), used as n_f.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quality: Option<f64>,
     /// Utility B(f) (approved candidates).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub utility: Option<f64>,

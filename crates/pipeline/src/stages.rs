@@ -19,7 +19,8 @@ use semtrace_core::nli::{NliPair, NliScorer};
 use semtrace_core::params::{self, TAU_MIN};
 use semtrace_core::slots::{default_slots, Slot};
 
-use super::candidate::Candidate;
+use super::candidate::{Candidate, CandidateSource};
+use super::fact_quality::{self, QualityModel};
 use super::gates::{self, Approved, Embed, GateRecord, Source};
 use super::priors;
 use super::report::{PositionEntry, Timing};
@@ -159,6 +160,8 @@ pub enum PriorSource<'a> {
 pub struct Prioritised {
     pub attrs: Vec<FactAttrs>,
     pub features: Vec<Features>,
+    /// Offline facts: the fact-quality model's P(pass the rubric), which is their n_f.
+    pub quality: Vec<Option<f64>>,
 }
 
 /// Natural-mention priors r_f (paper, "Estimating Natural Mention Priors") of every approved fact.
@@ -213,16 +216,43 @@ pub fn mention_priors(
             )
         })
         .collect();
+    // Offline facts' n_f comes from the fact-quality model (the heuristic naturalness stays a
+    // mention feature, as the mention model was fitted on it); LLM candidates keep the LLM's rating.
+    let model = QualityModel::embedded();
+    let quality: Vec<Option<f64>> = approved
+        .iter()
+        .zip(&features)
+        .map(|(a, x)| {
+            let c = &a.candidate;
+            (c.source != CandidateSource::Llm).then(|| {
+                model.pass_probability(
+                    &x.values,
+                    &fact_quality::lexical(&c.text, &c.quote, c.source),
+                )
+            })
+        })
+        .collect();
     let attrs = approved
         .iter()
         .zip(&q)
         .zip(&features)
-        .map(|((a, q), x)| match from {
-            PriorSource::Learned(m) => fact_attrs(a, q, m.rate(x), Some(m.gamma)),
-            _ => fact_attrs(a, q, mention_rate(q, TAU_MIN), None),
+        .zip(&quality)
+        .map(|(((a, q), x), n)| {
+            let mut f = match from {
+                PriorSource::Learned(m) => fact_attrs(a, q, m.rate(x), Some(m.gamma)),
+                _ => fact_attrs(a, q, mention_rate(q, TAU_MIN), None),
+            };
+            if let Some(n) = n {
+                f.n = *n;
+            }
+            f
         })
         .collect();
-    Ok(Prioritised { attrs, features })
+    Ok(Prioritised {
+        attrs,
+        features,
+        quality,
+    })
 }
 
 fn fact_attrs(a: &Approved, q: &[f64], r: f64, co_gamma: Option<f64>) -> FactAttrs {
@@ -251,10 +281,37 @@ pub struct Selection {
 }
 
 /// Greedy MMR selection of `need` facts (paper, "Fact Selection"; λ frozen).
-pub fn select(attrs: &[FactAttrs], need: usize) -> Result<Selection> {
-    let picks = mmr_select(attrs, need, params::LAMBDA_MMR)?;
+///
+/// Offline facts enter MMR only from the quality shortlist: the ⌈QUALITY_SHORTLIST·need⌉ of
+/// highest P(pass the rubric) (all of them when fewer); facts without a quality (LLM candidates)
+/// always enter. n_f is one term of B(f) with a small frozen weight, so on its own it hardly moves
+/// the selection; replayed on judged train-pool facts the shortlist raised the pass rate of the
+/// selected facts by about seven points (training/data/fact-quality/calibration.md).
+pub fn select(attrs: &[FactAttrs], quality: &[Option<f64>], need: usize) -> Result<Selection> {
+    let short = shortlist(quality, need);
+    let pool: Vec<FactAttrs> = short.iter().map(|&i| attrs[i].clone()).collect();
+    let mut picks = mmr_select(&pool, need, params::LAMBDA_MMR)?;
+    for p in &mut picks {
+        p.index = short[p.index];
+        p.most_redundant_with = p.most_redundant_with.map(|j| short[j]);
+    }
     let chosen = picks.iter().map(|p| attrs[p.index].clone()).collect();
     Ok(Selection { picks, chosen })
+}
+
+/// Indices (ascending) of the facts that enter selection; see [`select`].
+pub fn shortlist(quality: &[Option<f64>], need: usize) -> Vec<usize> {
+    let room = (params::QUALITY_SHORTLIST * need as f64).ceil() as usize;
+    let mut rated: Vec<(usize, f64)> = quality
+        .iter()
+        .enumerate()
+        .filter_map(|(i, q)| q.map(|q| (i, q)))
+        .collect();
+    rated.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut keep: Vec<usize> = rated.into_iter().take(room).map(|(i, _)| i).collect();
+    keep.extend((0..quality.len()).filter(|&i| quality[i].is_none()));
+    keep.sort_unstable();
+    keep
 }
 
 /// Directed entailment among the chosen facts: `e[a][b]` = P(fact a entails fact b), 0 on the
@@ -493,7 +550,7 @@ mod tests {
     #[test]
     fn selection_is_need_distinct_facts_in_pick_order() {
         let p = uniform(&approved(14));
-        let s = select(&p.attrs, 12).unwrap();
+        let s = select(&p.attrs, &p.quality, 12).unwrap();
         assert_eq!(s.chosen.len(), 12);
         for (c, pick) in s.chosen.iter().zip(&s.picks) {
             assert_eq!(c.id, p.attrs[pick.index].id);
@@ -502,7 +559,36 @@ mod tests {
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), 12);
-        assert!(select(&p.attrs, 15).is_err());
+        assert!(select(&p.attrs, &p.quality, 15).is_err());
+    }
+
+    #[test]
+    fn selection_draws_offline_facts_from_the_quality_shortlist() {
+        // 40 rated facts (quality rising with the index) and 2 LLM facts without a rating: for
+        // need 12 the shortlist is the 18 best rated plus both unrated.
+        let mut q: Vec<Option<f64>> = (0..40).map(|i| Some(i as f64 / 40.0)).collect();
+        q.push(None);
+        q.push(None);
+        let short = shortlist(&q, 12);
+        assert_eq!(short.len(), 18 + 2);
+        assert_eq!(short[0], 22);
+        assert!(short.contains(&40) && short.contains(&41));
+        // Fewer rated facts than the room: all of them.
+        assert_eq!(shortlist(&q[..10], 12), (0..10).collect::<Vec<_>>());
+
+        let p = uniform(&approved(14));
+        let low: Vec<Option<f64>> = (0..14)
+            .map(|i| Some(if i < 2 { 0.1 } else { 0.9 }))
+            .collect();
+        let s = select(&p.attrs, &low, 12).unwrap();
+        // need 12 leaves room for 18 ≥ 14: nothing is cut, and picks index the full list.
+        assert_eq!(s.chosen.len(), 12);
+        for (c, pick) in s.chosen.iter().zip(&s.picks) {
+            assert_eq!(c.id, p.attrs[pick.index].id);
+        }
+        let s = select(&p.attrs, &low, 8).unwrap();
+        // need 8: room 12 of 14, so the two lowest-rated facts cannot be picked.
+        assert!(s.picks.iter().all(|pick| pick.index >= 2));
     }
 
     #[test]
