@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh clone: test environment, formatting, lints, the wasm32 build
-# of the core, the static site of the browser detector, then every test of the workspace (unit, schema, engine-vs-reference, CLI end to end).
+# The whole test suite, from a fresh clone: test environment, formatting, lints, the fuzz targets
+# type-checked (not run), the wasm32 build of the core, the static site of the browser detector,
+# then every test of the workspace (unit, schema, engine-vs-reference, CLI end to end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
@@ -12,6 +13,10 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
+echo "== the fuzz targets compile (fuzz/ is its own workspace; checked on stable, run by scripts/fuzz.sh)"
+# libfuzzer-sys's build script compiles libFuzzer (C++) even for a check; --locked: fuzz/Cargo.lock
+# is committed and must follow the workspace's dependencies.
+cargo check --manifest-path fuzz/Cargo.toml --bins --locked
 echo "== the browser detector depends on core + infer only: no build/eval crate, no CLI, PDF, HTTP or async crates"
 wasm_deps=$(cargo tree -p semtrace-detector-wasm --target wasm32-unknown-unknown -e normal --prefix none)
 for needed in semtrace-core semtrace-infer; do

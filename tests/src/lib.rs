@@ -3,6 +3,7 @@
 //! Tests read real material from `../shared` (never copied into the repository) and the test
 //! environment made by `scripts/setup-test-env.sh` (Python references and the stand-in graph).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -181,37 +182,126 @@ fn is_temp_dir(path: &str, root: &Path) -> bool {
             .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// Snapshot a CLI run ([`semtrace_cmd`]): exit code, stdout and stderr in one assertion
-/// (`insta_cmd::assert_cmd_snapshot!`), with [`snapshot_filters`] applied. Forms:
-/// `assert_cli_snapshot!(cmd)`, `assert_cli_snapshot!("name", cmd)` and
-/// `assert_cli_snapshot!("name", cmd, stdin = bytes)` (insta-cmd records those bytes in the
-/// snapshot's header: for a large input set `cmd.stdin(File)` instead). The calling test crate
-/// needs `insta` and `insta-cmd` (dev-dependencies of this package); snapshots live in
-/// `tests/tests/snapshots/`.
+/// What a CLI snapshot's header (`info:`) records of the run, in insta-cmd's shape: the program's
+/// file name, the arguments, the environment set or removed (removed: ""), stdin when given. Every
+/// string is passed through [`snapshot_filters`], so the header holds `[TMP]`, `[ROOT]`, ... and
+/// not this checkout's paths or a temp dir's process id.
+#[derive(Debug, serde::Serialize)]
+pub struct SnapshotInfo {
+    program: String,
+    args: Vec<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    env: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stdin: Option<String>,
+}
+
+/// A CLI run ready for [`assert_cli_snapshot!`]: the filters, the header and the body (exit
+/// code, stdout and stderr, in insta-cmd's layout; filtered by insta when it is compared).
+pub struct CliSnapshot {
+    pub filters: Vec<(String, String)>,
+    pub info: SnapshotInfo,
+    pub body: String,
+}
+
+impl CliSnapshot {
+    /// Run `cmd` (its stdout and stderr captured; `stdin`, if given, written to it).
+    pub fn run(cmd: &mut Command, stdin: Option<Vec<u8>>) -> CliSnapshot {
+        use std::io::Write;
+        let filters = snapshot_filters(cmd);
+        let rules: Vec<(regex::Regex, &str)> = filters
+            .iter()
+            .map(|(re, to)| (regex::Regex::new(re).expect("a valid filter"), to.as_str()))
+            .collect();
+        let filter = |s: &std::ffi::OsStr| {
+            let mut s = s.to_string_lossy().into_owned();
+            for (re, to) in &rules {
+                s = re.replace_all(&s, *to).into_owned();
+            }
+            s
+        };
+        let info = SnapshotInfo {
+            program: Path::new(cmd.get_program())
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            args: cmd.get_args().map(filter).collect(),
+            env: cmd
+                .get_envs()
+                .map(|(k, v)| {
+                    (
+                        k.to_string_lossy().into_owned(),
+                        v.map(filter).unwrap_or_default(),
+                    )
+                })
+                .collect(),
+            stdin: stdin
+                .as_deref()
+                .map(|b| filter(std::ffi::OsStr::new(&*String::from_utf8_lossy(b)))),
+        };
+        let output = match stdin {
+            Some(bytes) => {
+                cmd.stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped());
+                let mut child = cmd.spawn().expect("spawn the command");
+                let mut child_stdin = child.stdin.take().expect("its stdin");
+                std::thread::spawn(move || child_stdin.write_all(&bytes).expect("write stdin"));
+                child.wait_with_output().expect("wait for the command")
+            }
+            None => cmd.output().expect("run the command"),
+        };
+        let body = format!(
+            "success: {:?}\nexit_code: {}\n----- stdout -----\n{}\n----- stderr -----\n{}",
+            output.status.success(),
+            output.status.code().unwrap_or(!0),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        CliSnapshot {
+            filters,
+            info,
+            body,
+        }
+    }
+
+    /// The insta settings of the snapshot: its filters, its header, no expression.
+    pub fn settings(&self) -> insta::Settings {
+        let mut settings = insta::Settings::clone_current();
+        settings.set_filters(
+            self.filters
+                .iter()
+                .map(|(re, to)| (re.as_str(), to.as_str())),
+        );
+        settings.set_info(&self.info);
+        settings.set_omit_expression(true);
+        settings
+    }
+}
+
+/// Snapshot a CLI run ([`semtrace_cmd`]): exit code, stdout and stderr in one assertion, with
+/// [`snapshot_filters`] applied to the output and to the header ([`SnapshotInfo`]), in the layout
+/// of `insta_cmd::assert_cmd_snapshot!`. Forms: `assert_cli_snapshot!(cmd)`,
+/// `assert_cli_snapshot!("name", cmd)` and `assert_cli_snapshot!("name", cmd, stdin = bytes)`
+/// (the header records those bytes: for a large input set `cmd.stdin(File)` instead). Not
+/// insta-cmd's macro itself: it writes the header unfiltered (absolute paths, temp dirs with process
+/// ids), so every update on another checkout rewrote it. The calling test crate needs `insta` (a
+/// dependency of this package); snapshots live in `tests/tests/snapshots/`.
 #[macro_export]
 macro_rules! assert_cli_snapshot {
-    (@filtered $cmd:ident, $assertion:expr) => {{
-        let filters = $crate::snapshot_filters($cmd);
-        let filters: Vec<(&str, &str)> = filters
-            .iter()
-            .map(|(re, to)| (re.as_str(), to.as_str()))
-            .collect();
-        ::insta::with_settings!({ filters => filters }, { $assertion });
-    }};
     ($name:expr, $cmd:expr, stdin = $stdin:expr $(,)?) => {{
-        let cmd: &mut ::std::process::Command = &mut $cmd;
-        $crate::assert_cli_snapshot!(
-            @filtered cmd,
-            ::insta_cmd::assert_cmd_snapshot!($name, ::insta_cmd::SpawnExt::pass_stdin(cmd, $stdin))
-        )
+        let snap = $crate::CliSnapshot::run(&mut $cmd, Some(::std::convert::Into::into($stdin)));
+        snap.settings()
+            .bind(|| ::insta::assert_snapshot!($name, snap.body.as_str()));
     }};
     ($name:expr, $cmd:expr $(,)?) => {{
-        let cmd: &mut ::std::process::Command = &mut $cmd;
-        $crate::assert_cli_snapshot!(@filtered cmd, ::insta_cmd::assert_cmd_snapshot!($name, *cmd))
+        let snap = $crate::CliSnapshot::run(&mut $cmd, None);
+        snap.settings()
+            .bind(|| ::insta::assert_snapshot!($name, snap.body.as_str()));
     }};
     ($cmd:expr $(,)?) => {{
-        let cmd: &mut ::std::process::Command = &mut $cmd;
-        $crate::assert_cli_snapshot!(@filtered cmd, ::insta_cmd::assert_cmd_snapshot!(*cmd))
+        let snap = $crate::CliSnapshot::run(&mut $cmd, None);
+        snap.settings()
+            .bind(|| ::insta::assert_snapshot!(snap.body.as_str()));
     }};
 }
 

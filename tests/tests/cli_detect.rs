@@ -166,7 +166,7 @@ fn bad_reviews_get_clear_errors_and_exit_3() {
         )
     );
     // Oversized standard input (one byte over the limit, all of it read) is refused too. It comes
-    // from a file: insta-cmd would record bytes given with `stdin =` in the snapshot.
+    // from a file: bytes given with `stdin =` would be recorded in the snapshot's header.
     let big = dir.join("big-stdin.txt");
     fs::write(
         &big,

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use semtrace_core::bundle::Bundle;
 use semtrace_core::calibration::{stated_sides, NullCalibration, ALPHAS};
 use semtrace_core::decode::{Erasure, Verdict};
@@ -63,7 +63,7 @@ fn read_manifest(path: &Path) -> Result<Vec<Case>> {
         };
         let bpath = dir.join(field("bundle")?);
         if !bundles.contains_key(&bpath) {
-            let b = read_bundle(&bpath)?;
+            let b = read_bundle(&bpath).with_context(at)?;
             bundles.insert(bpath.clone(), b);
         }
         let bundle = &bundles[&bpath];
@@ -87,7 +87,7 @@ fn read_manifest(path: &Path) -> Result<Vec<Case>> {
             let cp = dir.join(field("corpus")?);
             let paper = field("paper")?;
             if !corpora.contains_key(&cp) {
-                corpora.insert(cp.clone(), corpus_reviews(&cp)?);
+                corpora.insert(cp.clone(), corpus_reviews(&cp).with_context(at)?);
             }
             let reviews = corpora[&cp].get(&paper).ok_or_else(|| {
                 InputError(format!("{}: paper {paper} not in {}", at(), cp.display()))

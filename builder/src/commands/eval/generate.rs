@@ -164,16 +164,16 @@ fn load_papers(a: &EvalArgs, manifest: &Path) -> Result<Vec<Paper>> {
         if papers.iter().any(|p| p.id == line.paper) {
             return Err(InputError(format!("{at}: duplicate paper {}", line.paper)).into());
         }
-        let bundle = read_bundle(&dir.join(&line.bundle))?;
-        let carrier = carrier_text(&bundle)?;
+        let bundle = read_bundle(&dir.join(&line.bundle)).with_context(|| at.clone())?;
+        let carrier = carrier_text(&bundle).with_context(|| at.clone())?;
         let original = cut(
-            &document_text(&dir.join(&line.original))?,
+            &document_text(&dir.join(&line.original)).with_context(|| at.clone())?,
             a.max_paper_chars,
         );
         let mut positives = Vec::new();
         let (text, from) = match &line.protected {
             Some(p) if a.max_paper_chars.is_none() => {
-                let text = document_text(&dir.join(p))?;
+                let text = document_text(&dir.join(p)).with_context(|| at.clone())?;
                 // The reviewer must really be shown the carrier: refuse a copy that does not carry it.
                 if occurrences(&text, &carrier) != 1 {
                     return Err(InputError(format!(

@@ -62,7 +62,8 @@ pub(crate) struct Job {
     pub source: String,
 }
 
-fn read_manifest(path: &Path) -> Result<Vec<Job>> {
+/// The manifest's reviews, each with its line number (1-based).
+fn read_manifest(path: &Path) -> Result<Vec<(usize, Job)>> {
     let body = fs::read_to_string(path)
         .map_err(|e| InputError(format!("cannot read manifest {}: {e}", path.display())))?;
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -109,17 +110,20 @@ fn read_manifest(path: &Path) -> Result<Vec<Job>> {
         if !seen.insert(id.clone()) {
             return Err(InputError(format!("{}: duplicate review {id}", at())).into());
         }
-        jobs.push(Job {
-            id,
-            method: "semtrace".into(),
-            icw: None,
-            paper: line.paper,
-            label: line.label,
-            draw: line.draw,
-            condition: line.condition,
-            text: Some(text),
-            source,
-        });
+        jobs.push((
+            n + 1,
+            Job {
+                id,
+                method: "semtrace".into(),
+                icw: None,
+                paper: line.paper,
+                label: line.label,
+                draw: line.draw,
+                condition: line.condition,
+                text: Some(text),
+                source,
+            },
+        ));
     }
     if jobs.is_empty() {
         return Err(InputError(format!("manifest {} lists no reviews", path.display())).into());
@@ -131,18 +135,21 @@ pub fn run(a: EvalArgs) -> Result<i32> {
     let lines_path = a.out.join("reviews.jsonl");
     let (jobs, bundles) = match (&a.reviews, &a.papers) {
         (Some(m), None) => {
-            let jobs = read_manifest(m)?;
+            let lines = read_manifest(m)?;
             let mut bundles: BTreeMap<String, Bundle> = BTreeMap::new();
-            for j in &jobs {
+            for (n, j) in &lines {
                 if !bundles.contains_key(&j.paper) {
-                    let path = match (&a.bundle, &a.bundles) {
-                        (Some(b), None) => b.clone(),
-                        (None, Some(dir)) => dir.join(format!("{}.json", j.paper)),
+                    let bundle = match (&a.bundle, &a.bundles) {
+                        (Some(b), None) => read_bundle(b)?,
+                        // The paper's bundle is named by the first manifest line of that paper.
+                        (None, Some(dir)) => read_bundle(&dir.join(format!("{}.json", j.paper)))
+                            .with_context(|| format!("{} line {n}", m.display()))?,
                         _ => return Err(InputError("give --bundle FILE or --bundles DIR".into()).into()),
                     };
-                    bundles.insert(j.paper.clone(), read_bundle(&path)?);
+                    bundles.insert(j.paper.clone(), bundle);
                 }
             }
+            let jobs: Vec<Job> = lines.into_iter().map(|(_, j)| j).collect();
             fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
             (jobs, bundles)
         }
