@@ -24,6 +24,12 @@ pub trait NliScorer {
 
     /// How many pairs one `entailment` call should carry: callers split their work into chunks of
     /// this size and report progress after each. (The engine batches within a chunk on its own.)
+    ///
+    /// Length sorting happens at two levels, on purpose: callers (`detect`, the builder's
+    /// `scoring`) order pairs by character length before chunking, so each chunk holds pairs of
+    /// similar length and progress moves evenly; the engine then sorts a chunk by *token* length
+    /// into padded batches, which only it can count. Neither sort changes any probability: a
+    /// pair's score does not depend on its chunk or batch.
     fn chunk_size(&self) -> usize {
         8
     }

@@ -146,9 +146,9 @@ pub fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
     }
 }
 
-/// Load and lay out every page. Errors name the problem (encrypted, truncated, malformed, no
-/// cross-reference table).
-pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
+/// The document and its page count, repairing what can be repaired (junk after %%EOF, a bent
+/// "xref" keyword), or the reason it cannot be read: encrypted, truncated, malformed, no pages.
+pub(super) fn open_document(bytes: &[u8]) -> Result<(Document, usize), SourceError> {
     // A complete PDF ends with %%EOF (possibly followed by whitespace or a little junk).
     let tail = &bytes[bytes.len().saturating_sub(4096)..];
     if !find(tail, b"%%EOF") {
@@ -219,6 +219,13 @@ pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
             "no pages could be read from the page tree".into(),
         ));
     }
+    Ok((doc, page_count))
+}
+
+/// Load and lay out every page. Errors name the problem (encrypted, truncated, malformed, no
+/// cross-reference table).
+pub fn extract_pages(bytes: &[u8]) -> Result<Vec<Page>, SourceError> {
+    let (mut doc, page_count) = open_document(bytes)?;
     flatten_pages(&mut doc);
     let _ = quietly(|| patch_ligature_to_unicode(&mut doc));
     let mut collector = Collector::default();

@@ -4,7 +4,7 @@
 
 use pdf_extract::{Dictionary, Document, Object, ObjectId};
 
-use super::{extract_pages, quietly};
+use super::{open_document, quietly};
 use crate::SourceError;
 
 /// Every cross-reference keyword written as "xref " (space instead of end of line) at the start
@@ -104,8 +104,9 @@ pub fn load_structure(bytes: &[u8]) -> Result<Document, SourceError> {
             return Ok(d);
         }
     }
-    // Let the extractor name the problem (encrypted, truncated, malformed).
-    extract_pages(bytes)?;
+    // Name the problem (encrypted, truncated, malformed) as the extractor would, without
+    // extracting any page.
+    open_document(bytes)?;
     Err(SourceError::Malformed(
         "the PDF parser cannot read its object structure; re-save it first (e.g. qpdf in.pdf out.pdf)"
             .into(),
@@ -163,7 +164,7 @@ mod tests {
         // "xref" in running text is no cross-reference section.
         let junk = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage without xref";
         assert!(!has_xref_section(junk));
-        match extract_pages(junk) {
+        match load_structure(junk) {
             Err(SourceError::Malformed(m)) => {
                 assert!(m.contains("no cross-reference table"), "{m}")
             }
@@ -172,7 +173,7 @@ mod tests {
         // A table but no %%EOF after it: cut short.
         let cut = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\nxref\n0 2\n";
         assert!(has_xref_section(cut));
-        assert!(matches!(extract_pages(cut), Err(SourceError::Truncated(_))));
+        assert!(matches!(load_structure(cut), Err(SourceError::Truncated(_))));
         assert!(has_xref_section(b"%PDF-1.5\n...\nstartxref\n116\n"));
     }
 }
