@@ -398,6 +398,11 @@ pub fn front_matter(s: &str) -> Option<String> {
         if title_like(&w) && !has_verb(&w) {
             return Some(format!("affiliation line ({})", quoted(x.core)));
         }
+        // "Hsu and Ye Wang are with the department of Computer Science, ...": the IEEE footnote.
+        // An affiliation with an e-mail note ("..., SG, 117417, e-mail.").
+        if let Some(m) = first_phrase(&lower, &[" are with the ", " is with the ", "e-mail"]) {
+            return Some(format!("affiliation line ({})", quoted(m.trim())));
+        }
     }
     None
 }
@@ -1036,24 +1041,30 @@ pub fn authorial_directive(s: &str) -> Option<String> {
     if DIRECTIVES.contains(&first.lower.as_str()) {
         return Some(format!("opens with {}", quoted(first.core)));
     }
-    // The voice rewrite of "we denote/write ..." ("The authors denote X by x"), and "we define"
-    // with notation; "The authors define an unpopular item as one with fewer than 15 users" is
-    // a setup detail a reviewer may state.
-    let notation = w.iter().any(|x| {
-        x.core.chars().count() == 1
-            && x.core.chars().all(char::is_alphabetic)
-            && !matches!(x.core, "a" | "A" | "I")
-    });
-    if let (Some(a), Some(b), Some(c)) = (w.first(), w.get(1), w.get(2)) {
-        let verb = c.lower.as_str();
-        if a.lower == "the"
-            && b.lower == "authors"
-            && (matches!(verb, "denote" | "write" | "let") || (verb == "define" && notation))
-        {
-            return Some(format!(
-                "definition {}",
-                quoted(&format!("the authors {}", c.core))
-            ));
+    // The voice rewrite of "we denote/write/define ..." ("The authors denote X by x").
+    if let (Some(a), Some(b)) = (w.first(), w.get(1)) {
+        // An adverb may stand between ("The authors further denote ..."). Fact-rubric round 5:
+        // the judges flag every "The authors define ..." as the paper's own definition, with or
+        // without notation.
+        let skip = usize::from(w.get(2).is_some_and(|x| {
+            matches!(
+                x.lower.as_str(),
+                "further" | "also" | "first" | "then" | "here" | "formally" | "now" | "simply"
+            )
+        }));
+        if let Some(c) = w.get(2 + skip) {
+            if a.lower == "the"
+                && b.lower == "authors"
+                && matches!(
+                    c.lower.as_str(),
+                    "denote" | "write" | "let" | "define" | "call" | "term" | "refer"
+                )
+            {
+                return Some(format!(
+                    "definition {}",
+                    quoted(&format!("the authors {}", c.core))
+                ));
+            }
         }
     }
     // Naming conventions: "The authors will refer to the former as ...", "is denoted as".
@@ -1067,9 +1078,22 @@ pub fn authorial_directive(s: &str) -> Option<String> {
             "is referred to as",
             "can be loosely defined as",
             "define that",
+            "can be described as",
+            "is defined as",
+            "are defined as",
         ],
     ) {
         return Some(format!("naming convention ({})", quoted(m)));
+    }
+    // "... then the authors consider the positive impression's watch time to be mispredicted":
+    // a definition by stipulation; "An example of a univalent feature is ...": an illustration.
+    if let Some(at) = lower.find("the authors consider ") {
+        if lower[at..].contains(" to be ") {
+            return Some("definition (\"the authors consider ... to be\")".into());
+        }
+    }
+    if lower.starts_with("an example of ") || lower.starts_with("examples of ") {
+        return Some(format!("illustration ({})", quoted(&s[..s.len().min(13)])));
     }
     w.iter()
         .find(|x| matches!(x.lower.as_str(), "you" | "your" | "yourself"))
@@ -1379,6 +1403,9 @@ pub fn pointer(s: &str) -> Option<String> {
         "is structured as follows",
         "later in the paper",
         "later in this paper",
+        "in the supplementary material",
+        "in the supplemental material",
+        "will be published",
     ];
     ROADMAP
         .iter()
@@ -2010,7 +2037,6 @@ mod tests {
         "Since ERRANT uses the linguistically enhanced alignment, it does not match whole-sentence deletions with the reference edits.",
         "The monolingual vectors always have a fixed length of 80, they are just shown in the plots for comparison.",
         "The prediction task is typically done via a multiclass classifier, such as softmax over the vocabulary.",
-        "The authors define an unpopular item in case it has less than 15 users that played its corresponding artist.",
         "The authors wrote a highly-optimized GPU implementation of 2D convolution, which they make available publicly.",
     ];
 
@@ -2059,6 +2085,7 @@ mod tests {
                 "Permission to make digital or hard copies of all or part of this work for personal or classroom use is granted.",
                 "Work performed while at Google Brain in Mountain View, California, United States of America.",
                 "Department of Computer Science, Stanford University, Stanford, CA 94305, United States.",
+                "Hsu and Ye Wang are with the department of Computer Science, National University of Singapore, SG, 117417, e-mail.",
             ],
         );
     }
@@ -2121,6 +2148,12 @@ mod tests {
                 "See the supplementary material for the full list of hyper-parameters used in training.",
                 "The authors denote by s(w, c) the scoring function between a word and its context.",
                 "The authors define for each word w in the vocabulary two vectors uw and vw in the space Rd.",
+                // Fact-rubric round 5: flagged `definition` by its judges.
+                "The authors define an unpopular item in case it has less than 15 users that played its corresponding artist.",
+                "The authors further denote two pairs of words with the same relationship as a question, as they can ask.",
+                "If the negative impression receives a higher score than the positive impression, then the authors consider the positive impression’s watch time to be mispredicted watch time.",
+                "An example of a univalent categorical feature is the video ID of the impression being scored.",
+                "An attention function can be described as mapping a query and a set of key-value pairs to an output, where the query, keys, values, and output are all vectors.",
             ],
         );
     }
@@ -2184,7 +2217,7 @@ mod tests {
         let key = |v: &serde_json::Value| format!("{}/{}", v["paper"], v["fact"]);
         // paper|text → (text, passed), later rounds overriding earlier ones.
         let mut facts: BTreeMap<String, (String, bool)> = BTreeMap::new();
-        for round in ["", "round2/", "round3/", "round4/"] {
+        for round in ["", "round2/", "round3/", "round4/", "round5/"] {
             let mut pass = BTreeMap::new();
             for j in (1..=3).flat_map(|k| read(&format!("{round}judge-{k}.jsonl"))) {
                 let ok = [
@@ -2459,6 +2492,8 @@ mod tests {
             Rule::Pointer,
             &[
                 "The meta-training procedure of ARML is shown in Alg. 2 with all of its hyper-parameters.",
+                "The paper presents the results for many more test images in the supplementary material.",
+                "Some of the follow-up work will be published in an upcoming NIPS 2013 paper.",
                 "Now the authors are ready to describe the overall architecture of their CNN in full.",
                 "The authors start with a brief overview of their RL algorithm, followed by some results.",
             ],
