@@ -173,7 +173,10 @@ mod tests {
         // A table but no %%EOF after it: cut short.
         let cut = b"%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\nxref\n0 2\n";
         assert!(has_xref_section(cut));
-        assert!(matches!(load_structure(cut), Err(SourceError::Truncated(_))));
+        assert!(matches!(
+            load_structure(cut),
+            Err(SourceError::Truncated(_))
+        ));
         assert!(has_xref_section(b"%PDF-1.5\n...\nstartxref\n116\n"));
     }
 }
