@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REVIEWS=$1; N=$2; OUT=$3; shift 3
-S=./target/release/semtrace
+S=${SEMTRACE_BIN:-./target/release/semtrace}
 mkdir -p "$OUT"
 python3 - "$REVIEWS" "$N" "$OUT" <<'PY'
 import json, sys, os

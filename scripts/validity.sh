@@ -11,6 +11,7 @@
 # usage: scripts/validity.sh [MODEL ...]   (default: the embedded model)
 #   SAFEGUARDS=none,top-2,hub-3 N_OWN_PAPERS=50 HUMAN=0|1 scripts/validity.sh
 #   OWN=own-uniform BUILD_FLAGS="--priors uniform" scripts/validity.sh   (bundles in target/bench/$OWN)
+#   OWN=own-old SEMTRACE_BIN=/path/to/older/semtrace scripts/validity.sh   (another builder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SAFEGUARDS=${SAFEGUARDS:-none,top-1,top-2,top-3,hub-2,hub-3,hub-4}
@@ -21,8 +22,11 @@ read -r -a BUILD_FLAGS <<< "${BUILD_FLAGS:-}"
 MANIFEST=target/bench/human-manifest.jsonl
 [ "$OWN" = own ] || MANIFEST=target/bench/human-manifest-$OWN.jsonl
 MODELS=("$@"); [ ${#MODELS[@]} -eq 0 ] && MODELS=(default)
-cargo build --release -q -p semtrace
-S=./target/release/semtrace
+# SEMTRACE_BIN: another builder's binary (e.g. to compare two builders' bundles); default: this
+# checkout's release build.
+if [ -z "${SEMTRACE_BIN:-}" ]; then cargo build --release -q -p semtrace; fi
+S=${SEMTRACE_BIN:-./target/release/semtrace}
+export SEMTRACE_BIN=$S
 OUT=target/bench; mkdir -p $OUT/$OWN $OUT/validity
 REVIEWS=../shared/corpus/reviews/neurips2025-dev.jsonl
 

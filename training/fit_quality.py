@@ -117,9 +117,10 @@ def main():
     # Selection replay, per paper with >= 24 judged facts: the 24 of highest B(f) with n_f the
     # pool-time value (what the builder selected then, up to MMR's redundancy term) against B(f)
     # with n_f = the out-of-fold P(pass), and the model's own top 24.
-    old_sel, new_sel, top, shortlisted = [], [], [], []
+    old_sel, new_sel, top, by_p, shortlisted, r_old, r_new = [], [], [], [], [], [], []
     for q in uniq:
-        idx = [i for i, r in enumerate(rows) if r["paper"] == q and r.get("utility") is not None]
+        idx = [i for i, r in enumerate(rows)
+               if r["paper"] == q and r.get("utility") is not None and r.get("r") is not None]
         if len(idx) < 24:
             continue
         u_old = {i: rows[i]["utility"] for i in idx}
@@ -128,14 +129,21 @@ def main():
         new_sel += [y[i] for i in sorted(idx, key=lambda i: -u_new[i])[:24]]
         top += [y[i] for i in sorted(idx, key=lambda i: -p[i])[:24]]
         short = sorted(idx, key=lambda i: -p[i])[:SHORTLIST]
-        shortlisted += [y[i] for i in sorted(short, key=lambda i: -u_new[i])[:24]]
+        by_p += [y[i] for i in sorted(short, key=lambda i: -u_new[i])[:24]]
+        short = sorted(idx, key=lambda i: -p[i] * (1 - rows[i]["r"]))[:SHORTLIST]
+        picked = sorted(short, key=lambda i: -u_new[i])[:24]
+        shortlisted += [y[i] for i in picked]
+        r_new += [rows[i]["r"] for i in picked]
+        r_old += [rows[i]["r"] for i in sorted(idx, key=lambda i: -u_old[i])[:24]]
     if top:
         lines += ["", f"Selection replay on the {len(top) // 24} papers with ≥ 24 judged facts "
                   f"(top 24 by B(f), MMR's redundancy term left out): n_f as at pool time "
-                  f"{np.mean(old_sel):.3f} pass; n_f = P(pass) {np.mean(new_sel):.3f}; the same from the "
-                  f"shortlist of the {SHORTLIST} of highest P(pass) (the builder's rule, "
+                  f"{np.mean(old_sel):.3f} pass; n_f = P(pass) {np.mean(new_sel):.3f}; the same from a "
+                  f"shortlist of the {SHORTLIST} of highest P(pass) {np.mean(by_p):.3f}; from the "
+                  f"shortlist of the {SHORTLIST} of highest P(pass)·(1 − r_f) (the builder's rule, "
                   f"QUALITY_SHORTLIST · 2K) {np.mean(shortlisted):.3f}; the model's own top 24 "
-                  f"{np.mean(top):.3f}."]
+                  f"{np.mean(top):.3f}. Mean r_f of the 24: {np.mean(r_old):.3f} as at pool time, "
+                  f"{np.mean(r_new):.3f} with the builder's rule."]
     lines += ["", "Weights (standardised features), largest first:", "",
               ", ".join(f"{n} {v:+.2f}" for n, v in sorted(zip(names, w), key=lambda t: -abs(t[1])))]
     model = {

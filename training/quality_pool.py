@@ -95,7 +95,7 @@ def main():
                     "source": c.get("source", ""), "unit": c["unit"],
                     "selected": bool(c.get("selected_rank")), "features": c.get("features"),
                     # B(f) at pool time and the n_f in it (for fit_quality.py's selection replay).
-                    "utility": c.get("utility"),
+                    "utility": c.get("utility"), "r": c.get("r"),
                     "n": c.get("quality", c["attributes"]["naturalness"]),
                     "provenance": {"source": "train-pool paper_text", "builder": rep.get("builder")},
                 }, ensure_ascii=False) + "\n")

@@ -283,12 +283,18 @@ pub struct Selection {
 /// Greedy MMR selection of `need` facts (paper, "Fact Selection"; λ frozen).
 ///
 /// Offline facts enter MMR only from the quality shortlist: the ⌈QUALITY_SHORTLIST·need⌉ of
-/// highest P(pass the rubric) (all of them when fewer); facts without a quality (LLM candidates)
-/// always enter. n_f is one term of B(f) with a small frozen weight, so on its own it hardly moves
-/// the selection; replayed on judged train-pool facts the shortlist raised the pass rate of the
-/// selected facts by about seven points (training/data/fact-quality/calibration.md).
+/// highest P(pass the rubric)·(1 − r_f) (all of them when fewer): facts a reviewer could state
+/// when asked and would not state unasked; facts without a quality (LLM candidates) always enter.
+/// n_f is one term of B(f) with a small frozen weight, so on its own it hardly moves the
+/// selection. Ranking by P(pass) alone raised the pass rate more but also the selection's natural
+/// mentions, which real reviews then observe (docs/evaluation.md, fact-rubric round 5).
 pub fn select(attrs: &[FactAttrs], quality: &[Option<f64>], need: usize) -> Result<Selection> {
-    let short = shortlist(quality, need);
+    let scores: Vec<Option<f64>> = quality
+        .iter()
+        .zip(attrs)
+        .map(|(q, f)| q.map(|q| q * (1.0 - f.r)))
+        .collect();
+    let short = shortlist(&scores, need);
     let pool: Vec<FactAttrs> = short.iter().map(|&i| attrs[i].clone()).collect();
     let mut picks = mmr_select(&pool, need, params::LAMBDA_MMR)?;
     for p in &mut picks {
@@ -299,17 +305,18 @@ pub fn select(attrs: &[FactAttrs], quality: &[Option<f64>], need: usize) -> Resu
     Ok(Selection { picks, chosen })
 }
 
-/// Indices (ascending) of the facts that enter selection; see [`select`].
-pub fn shortlist(quality: &[Option<f64>], need: usize) -> Vec<usize> {
+/// Indices (ascending) of the facts that enter selection: the ⌈QUALITY_SHORTLIST·need⌉ of highest
+/// score and every fact without one; see [`select`].
+pub fn shortlist(score: &[Option<f64>], need: usize) -> Vec<usize> {
     let room = (params::QUALITY_SHORTLIST * need as f64).ceil() as usize;
-    let mut rated: Vec<(usize, f64)> = quality
+    let mut rated: Vec<(usize, f64)> = score
         .iter()
         .enumerate()
         .filter_map(|(i, q)| q.map(|q| (i, q)))
         .collect();
     rated.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut keep: Vec<usize> = rated.into_iter().take(room).map(|(i, _)| i).collect();
-    keep.extend((0..quality.len()).filter(|&i| quality[i].is_none()));
+    keep.extend((0..score.len()).filter(|&i| score[i].is_none()));
     keep.sort_unstable();
     keep
 }
@@ -589,6 +596,15 @@ mod tests {
         let s = select(&p.attrs, &low, 8).unwrap();
         // need 8: room 12 of 14, so the two lowest-rated facts cannot be picked.
         assert!(s.picks.iter().all(|pick| pick.index >= 2));
+        // Equal quality: the facts reviews mention anyway (high r_f) are the ones cut.
+        let mut attrs = p.attrs.clone();
+        attrs[5].r = 0.95;
+        attrs[9].r = 0.95;
+        let s = select(&attrs, &vec![Some(0.9); 14], 8).unwrap();
+        assert!(s
+            .picks
+            .iter()
+            .all(|pick| pick.index != 5 && pick.index != 9));
     }
 
     #[test]
