@@ -79,7 +79,7 @@ pub const PAIR_W_CAT: f64 = 0.2;
 /// ("Candidates", heuristic attributes).
 pub const UNANCHORED_PENALTY: f64 = 0.25;
 /// Offline builds: selection draws from the ⌈QUALITY_SHORTLIST·2K⌉ approved offline facts of
-/// highest P(pass the fact rubric) (docs/method.md, "Facts a reviewer would state").
+/// highest P(pass the fact rubric)·(1 − r_f) (docs/method.md, "Facts a reviewer would state").
 pub const QUALITY_SHORTLIST: f64 = 1.5;
 /// Offline candidates: sentences this long (words) are also split into clauses ("Candidates").
 pub const LONG_SENTENCE_WORDS: usize = 25;
