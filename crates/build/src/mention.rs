@@ -307,17 +307,28 @@ impl MentionModel {
 
     /// r_f = σ(b + Σ w·z).
     pub fn rate(&self, x: &Features) -> f64 {
-        let z: f64 = x
-            .values
-            .iter()
-            .zip(&self.mean)
-            .zip(&self.scale)
-            .zip(&self.weights)
-            .map(|(((x, m), s), w)| w * (x - m) / s)
-            .sum::<f64>()
-            + self.bias;
-        1.0 / (1.0 + (-z).exp())
+        standardised_logistic(&x.values, &self.mean, &self.scale, &self.weights, self.bias)
     }
+}
+
+/// σ(b + Σ w·(x − mean)/scale): how the fitted logistic models (this one, the builder's
+/// fact-quality model) score a feature vector.
+pub fn standardised_logistic<'a>(
+    x: impl IntoIterator<Item = &'a f64>,
+    mean: &[f64],
+    scale: &[f64],
+    weights: &[f64],
+    bias: f64,
+) -> f64 {
+    let z: f64 = x
+        .into_iter()
+        .zip(mean)
+        .zip(scale)
+        .zip(weights)
+        .map(|(((x, m), s), w)| w * (x - m) / s)
+        .sum::<f64>()
+        + bias;
+    1.0 / (1.0 + (-z).exp())
 }
 
 /// Learned co-mention rate of two facts of one paper (see the module docs).

@@ -218,16 +218,13 @@ impl QualityModel {
 
     /// P(pass) = σ(b + Σ w·z) over the mention features then the lexical ones.
     pub fn pass_probability(&self, mention_features: &[f64], lexical: &[f64]) -> f64 {
-        let z: f64 = mention_features
-            .iter()
-            .chain(lexical)
-            .zip(&self.mean)
-            .zip(&self.scale)
-            .zip(&self.weights)
-            .map(|(((x, m), s), w)| w * (x - m) / s)
-            .sum::<f64>()
-            + self.bias;
-        1.0 / (1.0 + (-z).exp())
+        mention::standardised_logistic(
+            mention_features.iter().chain(lexical),
+            &self.mean,
+            &self.scale,
+            &self.weights,
+            self.bias,
+        )
     }
 }
 
