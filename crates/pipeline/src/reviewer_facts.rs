@@ -966,11 +966,112 @@ pub fn figure_debris(s: &str) -> Option<String> {
             ));
         }
     }
+    if let Some(e) = unbalanced_bracket(s) {
+        return Some(e);
+    }
+    // "... directed by John M.": a name cut at its initial, the sentence split after it.
+    if let [.., a, b] = w.as_slice() {
+        let initial = b.core.chars().count() == 1
+            && b.core.chars().all(|c| c.is_ascii_uppercase())
+            && b.raw.ends_with('.');
+        if initial && is_capitalised(a.core) && a.tail.is_empty() {
+            return Some(format!(
+                "cut at an initial {}",
+                quoted(&format!("{} {}", a.raw, b.raw))
+            ));
+        }
+    }
+    if let Some(k) = run_in_heading(&w) {
+        let heading: Vec<&str> = w[..k].iter().map(|x| x.raw).collect();
+        return Some(format!(
+            "run-in heading {} fused into the sentence",
+            quoted(&heading.join(" "))
+        ));
+    }
     if let Some(i) = fused_heading(&w) {
         return Some(format!(
             "heading fused into the sentence {}",
             quoted(&format!("{} {}", w[i - 1].raw, w[i].raw))
         ));
+    }
+    None
+}
+
+/// "(OpenAI,." or "... identical results).": a bracket opened and never closed, or closed and
+/// never opened, is a citation or a parenthesis cut by extraction. Enumerators ("1)", "(ii)",
+/// "a)") close without opening and are not counted.
+fn unbalanced_bracket(s: &str) -> Option<String> {
+    let mut open = 0i32;
+    let mut unopened = false;
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '(' | '[' => open += 1,
+            ')' | ']' if open > 0 => open -= 1,
+            ')' | ']' => {
+                // "1)", "ii)", "a)": the word before the bracket is a short enumerator.
+                let word: String = chars[..i]
+                    .iter()
+                    .rev()
+                    .take_while(|c| c.is_alphanumeric())
+                    .collect();
+                let enumerator = !word.is_empty()
+                    && word.chars().count() <= 3
+                    && (word.chars().all(|c| c.is_ascii_digit())
+                        || word.chars().all(|c| c.is_ascii_lowercase()));
+                let starts_word =
+                    i < word.len() + 1 || !chars[i - word.chars().count() - 1].is_alphanumeric();
+                if !(enumerator && starts_word) {
+                    unopened = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    if open > 0 {
+        Some("a bracket opened and never closed".to_string())
+    } else if unopened {
+        Some("a bracket closed and never opened".to_string())
+    } else {
+        None
+    }
+}
+
+/// "Ablation experiments CIFAR-10 is a small dataset ... several ablation experiments ...",
+/// "Search-Based Methods Search- or content-based methods ...": a run-in paragraph heading of
+/// two or three words, no punctuation after it, a capitalised word next, and the heading's first
+/// word named again in the sentence it heads. The heading's length.
+fn run_in_heading(w: &[Word<'_>]) -> Option<usize> {
+    let stem = |s: &str| s.chars().take(5).collect::<String>();
+    for k in 2..=3 {
+        let (Some(last), Some(next)) = (w.get(k - 1), w.get(k)) else {
+            return None;
+        };
+        let heading = &w[..k];
+        // Content words only: "Compared to the", "Generation via the" open sentences.
+        let plain = heading.iter().all(|x| {
+            x.raw == x.core
+                && x.core.chars().all(|c| c.is_alphabetic() || c == '-')
+                && !PHRASE_OPENERS.contains(&x.lower.as_str())
+                && !matches!(x.lower.as_str(), "and" | "or" | "via" | "of")
+        });
+        // "Success rate (SR) represents ...": a term being introduced, not a heading.
+        if !plain || !last.tail.is_empty() || has_verb(heading) || next.raw.starts_with('(') {
+            continue;
+        }
+        // A heading is not all capitals ("BERT GLUE"): one word in it reads as a word.
+        let wordlike = heading
+            .iter()
+            .any(|x| x.core.chars().skip(1).any(char::is_lowercase));
+        let first = stem(&heading[0].lower);
+        if is_capitalised(heading[0].core)
+            && is_capitalised(next.core)
+            && wordlike
+            && first.chars().count() >= 4
+            && w[k..].iter().any(|x| x.lower.starts_with(&first))
+        {
+            return Some(k);
+        }
     }
     None
 }
@@ -1249,6 +1350,11 @@ const BACKGROUND_PHRASES: &[&str] = &[
     "are commonly used",
     "recent studies",
     "recent advances",
+    "recent advancements",
+    "recent progress",
+    "an integral part of",
+    "has been revolutionizing",
+    "has been revolutionising",
     "in recent years",
     "a handful of works",
     "several prior works",
@@ -1969,6 +2075,12 @@ pub fn needs_context(s: &str) -> Option<String> {
             return Some(format!("{} refers to an earlier sentence", quoted(&p)));
         }
     }
+    if let Some(e) = dangling_reference(&w) {
+        return Some(e);
+    }
+    if let Some(e) = headless_opening(&w) {
+        return Some(e);
+    }
     // A demonstrative determiner anywhere: "this task", "these questions", "such
     // representations", "To this end".
     for (i, x) in w.iter().enumerate() {
@@ -1983,6 +2095,244 @@ pub fn needs_context(s: &str) -> Option<String> {
             return Some(format!(
                 "{} refers to an earlier sentence",
                 quoted(phrase.trim())
+            ));
+        }
+    }
+    None
+}
+
+/// Words that open an introductory phrase ("In", "For", "Unlike", "Given", ...).
+const PHRASE_OPENERS: &[&str] = &[
+    "in",
+    "for",
+    "to",
+    "with",
+    "by",
+    "on",
+    "at",
+    "from",
+    "during",
+    "after",
+    "before",
+    "unlike",
+    "like",
+    "given",
+    "as",
+    "when",
+    "while",
+    "since",
+    "because",
+    "although",
+    "though",
+    "if",
+    "once",
+    "throughout",
+    "across",
+    "among",
+    "amongst",
+    "under",
+    "over",
+    "beyond",
+    "despite",
+    "without",
+    "within",
+    "through",
+    "via",
+    "upon",
+    "into",
+    "towards",
+    "toward",
+    "against",
+    "except",
+    "besides",
+    "regarding",
+    "per",
+    "unless",
+    "whereas",
+    "where",
+    "here",
+    "there",
+    "now",
+    "then",
+    "thus",
+    "hence",
+    "therefore",
+    "however",
+    "moreover",
+    "furthermore",
+    "finally",
+    "first",
+    "second",
+    "third",
+    "next",
+    "last",
+    "lastly",
+    "overall",
+    "also",
+    "still",
+    "yet",
+    "again",
+    "further",
+    "instead",
+    "indeed",
+    "even",
+    "most",
+    "more",
+    "of",
+    "so",
+    "not",
+    "all",
+    "both",
+    "each",
+    "every",
+    "our",
+    "the",
+    "a",
+    "an",
+    "this",
+    "these",
+    "that",
+    "in-",
+    "note",
+    "accordingly",
+    "consequently",
+    "additionally",
+    "specifically",
+    "empirically",
+    "practically",
+    "theoretically",
+    "intuitively",
+    "similarly",
+    "formally",
+    "informally",
+    "concretely",
+];
+
+/// "Texture synthesis or image inpainting, the authors have ...", "Factual QA, self-cognition,
+/// and translation, the authors adopt ...": a bare noun phrase, then a comma and the subject.
+/// The sentence lost its opening ("For tasks like ...") to a split or a column break.
+fn headless_opening(w: &[Word<'_>]) -> Option<String> {
+    let first = w.first()?;
+    if !is_capitalised(first.core)
+        || PHRASE_OPENERS.contains(&first.lower.as_str())
+        || SUBORDINATORS.contains(&first.lower.as_str())
+        || first.lower.ends_with("ly")
+        || first.lower.ends_with("ing")
+        || first.lower.ends_with("ed")
+        || first.lower.ends_with("en")
+    {
+        return None;
+    }
+    // The last comma before "the authors" / "the algorithm" / a pronoun subject, within 10 words.
+    let at = (1..w.len().min(11)).find(|&i| {
+        w[i - 1].tail.starts_with(',')
+            && (matches!(w[i].lower.as_str(), "we" | "they")
+                || (w[i].lower == "the"
+                    && w.get(i + 1).is_some_and(|n| {
+                        matches!(n.lower.as_str(), "authors" | "algorithm" | "system")
+                    })))
+    })?;
+    let prefix = &w[..at];
+    // Two words at least ("Overall," is an adverb), no verb of its own, no number ("In 2019,").
+    if prefix.len() < 2
+        || has_finite_verb(prefix)
+        || has_verb(prefix)
+        || prefix.iter().any(|x| {
+            x.core.chars().any(|c| c.is_ascii_digit())
+                || PHRASE_OPENERS.contains(&x.lower.as_str()) && x.lower != "and"
+        })
+    {
+        return None;
+    }
+    let shown: Vec<&str> = prefix.iter().map(|x| x.raw).collect();
+    Some(format!(
+        "opens with a bare phrase {} (the sentence lost its start)",
+        quoted(&shown.join(" "))
+    ))
+}
+
+/// Nouns that "both" and "the previous" / "the remaining" point back with. Not "model" ("the
+/// previous model" is often the production system a paper replaces, "the previous methods" are
+/// the field's) nor "datasets" (judges
+/// pass "on both datasets" where a paper has two).
+const BACK_NOUNS: &[&str] = &[
+    "models",
+    "type",
+    "types",
+    "kinds",
+    "task",
+    "case",
+    "cases",
+    "setting",
+    "approach",
+    "approaches",
+    "variant",
+    "variants",
+    "version",
+    "versions",
+    "section",
+    "experiment",
+    "step",
+    "one",
+    "ones",
+];
+
+/// A reference back that no rule on the opening sees: "with the aforementioned five CNNs",
+/// "in the previous model", "both models", "the only difference", "as explained in §6",
+/// "two conclusions: First, ..." (a list announced and cut after its first item).
+fn dangling_reference(w: &[Word<'_>]) -> Option<String> {
+    let found = |p: String| Some(format!("{} refers to an earlier sentence", quoted(&p)));
+    for (i, x) in w.iter().enumerate() {
+        let next = w.get(i + 1).map(|n| n.lower.as_str()).unwrap_or("");
+        let prev = if i > 0 { w[i - 1].lower.as_str() } else { "" };
+        match x.lower.as_str() {
+            "aforementioned" | "above-mentioned" | "abovementioned" => {
+                return found(x.lower.clone())
+            }
+            "mentioned"
+                if matches!(prev, "previously" | "earlier")
+                    || matches!(next, "above" | "earlier" | "previously") =>
+            {
+                return found(format!("{} {}", x.lower, next));
+            }
+            "previous" | "remaining"
+                if prev == "the"
+                    && BACK_NOUNS.contains(&next)
+                    && w.get(i + 2).is_none_or(|n| n.lower != "of") =>
+            {
+                return found(format!("the {} {}", x.lower, next));
+            }
+            // "both models"; "both the encoder and the decoder", "both X and Y" name them.
+            "both"
+                if i > 0
+                    && (BACK_NOUNS.contains(&next) || next == "methods")
+                    && !w[i + 1..].iter().take(6).any(|y| y.lower == "and") =>
+            {
+                return found(format!("both {next}"));
+            }
+            "only" if prev == "the" && matches!(next, "difference" | "change") => {
+                return found(format!("the only {next}"));
+            }
+            "other" if prev == "the" && matches!(next, "axis" | "direction" | "half") => {
+                return found(format!("the other {next}"));
+            }
+            _ => {}
+        }
+        // "obtained in §3 of ...", "as explained in §6 which ...": the claim leans on a section
+        // the review's reader does not have. A trailing "(§6)." only points and may stay.
+        if x.raw.contains('§') && i + 4 < w.len() {
+            return Some(format!("section reference {}", quoted(x.raw)));
+        }
+        // "... two conclusions: First, ...": the list was cut after its first item.
+        if x.tail.starts_with(':')
+            && next == "first"
+            && !w[i + 1..]
+                .iter()
+                .any(|y| matches!(y.lower.as_str(), "second" | "secondly" | "then" | "next"))
+        {
+            return Some(format!(
+                "{} announces a list the sentence does not give",
+                quoted(&format!("{} First", x.raw))
             ));
         }
     }
@@ -2260,6 +2610,114 @@ mod tests {
         }
         let kept: usize = total - counts.values().map(|c| c.0 + c.1).sum::<usize>();
         println!("kept {kept} of {total}; of the kept, {passed} passed");
+    }
+
+    /// Round 5's failures that no earlier rule saw (training/data/fact-judgments/round5), and
+    /// the near misses the judges passed.
+    #[test]
+    fn references_back_cut_brackets_and_run_in_headings() {
+        assert_dropped(
+            Rule::NeedsContext,
+            &[
+                "Averaging the predictions of two CNNs with the aforementioned five CNNs gives an error rate of 15.3%.",
+                "Previously mentioned kernel methods have not been tested on ImageNet.",
+                "The hyperparameters are selected in the same manner as in the previous task.",
+                "The number of parameters was omitted as it is identical to both models.",
+                "The framework combines the strengths of both types of model.",
+                "The only difference is the scores are computed using linear transformations.",
+                "The other axis of variation is whether the authors label the entire sentence.",
+                "The pattern of results is explained in §6 which might not generalize well.",
+                "The authors can draw two conclusions: First, distilling larger models works well.",
+                "Texture synthesis or image inpainting, the authors have a limited understanding of it.",
+                "Factual QA, self-cognition, and translation, the authors adopt the DeepSeek-V3 pipeline.",
+            ],
+        );
+        assert_dropped(
+            Rule::FigureDebris,
+            &[
+                "The authors evaluate models on MMLU, GPQA Diamond and SWE-Bench Verified (OpenAI,.",
+                "The two versions produced nearly identical results).",
+                "Back Street is a 1932 film made by Universal Pictures, directed by John M.",
+                "Ablation experiments CIFAR-10 is a small dataset, thus the authors conducted several ablation experiments.",
+                "Search-Based Methods Search- or content-based methods treat recommendation as search.",
+            ],
+        );
+        assert_dropped(
+            Rule::Background,
+            &["Recent progress in neural embedding methods has advanced natural language processing."],
+        );
+        assert_kept(&[
+            "The authors directly fine-tuned Qwen and Llama on 800k samples, as detailed in §2.3.3.",
+            "The proposed method handles in-the-wild images while the previous methods fail.",
+            "The authors validate the model against the previous model as a sanity check.",
+            "The authors make three contributions: 1) a new loss, 2) a dataset and 3) a benchmark.",
+            "The authors compare the grid settings (1,2) and (3,4) on both datasets.",
+            "The authors consider two settings: first, a static one, and second, a streaming one.",
+            "Compared to the SSL method, the proposed approach keeps the model complexity.",
+            "Success rate (SR) represents the proportion of successfully planned paths.",
+            "For tasks like texture synthesis or image inpainting, the authors use a patch prior.",
+            "Both the encoder and the decoder use six layers.",
+        ]);
+    }
+
+    /// The rules replayed on the 1,503 judged train-pool facts of the fact-quality model
+    /// (training/data/fact-quality): what a new rule drops that the judges passed.
+    #[test]
+    #[ignore = "prints a replay over the judged train-pool facts"]
+    fn judged_pool_facts() {
+        use std::collections::BTreeMap;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../training/data/fact-quality");
+        let mut pass = BTreeMap::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if !name.starts_with("judge-") {
+                continue;
+            }
+            for l in std::fs::read_to_string(&path).unwrap().lines() {
+                let j: serde_json::Value = serde_json::from_str(l).unwrap();
+                let ok = [
+                    "self_contained",
+                    "true_to_quote",
+                    "reviewer_like",
+                    "not_boilerplate",
+                ]
+                .iter()
+                .all(|q| j[q] == true)
+                    && j["flag"] == "none";
+                pass.insert(format!("{}/{}", j["paper"], j["fact"]), ok);
+            }
+        }
+        let (mut dropped_ok, mut dropped_bad, mut kept_ok, mut kept) = (0, 0, 0, 0);
+        for l in std::fs::read_to_string(dir.join("pool.jsonl"))
+            .unwrap()
+            .lines()
+        {
+            let f: serde_json::Value = serde_json::from_str(l).unwrap();
+            let Some(&ok) = pass.get(&format!("{}/{}", f["paper"], f["fact"])) else {
+                continue;
+            };
+            let text = f["text"].as_str().unwrap();
+            let quote = f["quote"].as_str().unwrap_or(text);
+            match check(text, quote, None) {
+                Some(x) if ok => {
+                    dropped_ok += 1;
+                    println!("drops a passed fact: {} | {}", x.reason(), text);
+                }
+                Some(x) => {
+                    dropped_bad += 1;
+                    println!("drops a failed fact: {} | {}", x.reason(), text);
+                }
+                None => {
+                    kept += 1;
+                    kept_ok += usize::from(ok);
+                }
+            }
+        }
+        println!(
+            "dropped {dropped_bad} failed and {dropped_ok} passed; kept {kept}, {kept_ok} passed"
+        );
     }
 
     #[test]
