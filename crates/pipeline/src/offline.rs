@@ -1292,7 +1292,7 @@ fn strip_references(s: &str) -> String {
         rest = &rest[open + len + 1..];
     }
     out.push_str(rest);
-    let out = strip_pointer_frames(&out);
+    let out = strip_section_refs(&strip_pointer_frames(&out));
     // "toolkit9", "regularities1,": a footnote mark fused to a word (`figure-debris` drops the
     // same pattern in facts that are not cleaned here).
     let unmarked: Vec<String> = out
@@ -1380,6 +1380,60 @@ fn strip_pointer_frames(s: &str) -> String {
         }
     }
     s.to_string()
+}
+
+/// "obtained in §3 of several synonyms" → "of several synonyms"; "X, as detailed in §2.3.3." →
+/// "X."; "information as explained in §6 which ..." → "information which ...": a review's reader
+/// has no section numbers, and without the pointer the claim stands (`reviewer_facts` drops the
+/// facts where a section reference is left).
+fn strip_section_refs(s: &str) -> String {
+    let w: Vec<&str> = s.split_whitespace().collect();
+    let mut out: Vec<String> = Vec::with_capacity(w.len());
+    let mut i = 0;
+    while i < w.len() {
+        // "in §3" or "in § 3", with the number's trailing punctuation.
+        let at =
+            w[i].eq_ignore_ascii_case("in") && w.get(i + 1).is_some_and(|x| x.starts_with('§'));
+        if !at {
+            out.push(w[i].to_string());
+            i += 1;
+            continue;
+        }
+        let mut end = i + 1;
+        if w[end] == "§"
+            && w.get(end + 1)
+                .is_some_and(|x| x.starts_with(|c: char| c.is_ascii_digit()))
+        {
+            end += 1;
+        }
+        let last = w[end];
+        let punct = &last[last.trim_end_matches(['.', ',', ';', ':']).len()..];
+        // The frame before "in": "as explained", "obtained", "proposed".
+        let prev = out.last().map(|x| x.to_lowercase()).unwrap_or_default();
+        let prev2 = out
+            .len()
+            .checked_sub(2)
+            .map(|k| out[k].to_lowercase())
+            .unwrap_or_default();
+        if prev2 == "as" && prev.ends_with("ed") {
+            out.truncate(out.len() - 2);
+        } else if prev.ends_with("ed") && !prev.ends_with(',') && out.len() > 1 {
+            out.pop();
+        }
+        // "X, as detailed in §2.3.3." → "X."; "metrics, proposed in § 5, that" → "metrics, that".
+        if let Some(before) = out.last_mut() {
+            let comma_before = before.ends_with(',');
+            if comma_before && (punct.starts_with(['.', ',']) || punct.is_empty()) {
+                before.pop();
+            }
+            // A pointer set off by two commas leaves neither.
+            if !(comma_before && punct == ",") {
+                before.push_str(punct);
+            }
+        }
+        i = end + 1;
+    }
+    out.join(" ")
 }
 
 fn is_reference(inner: &str, square: bool) -> bool {
@@ -1665,6 +1719,28 @@ mod tests {
         assert_eq!(
             super::strip_references("Synonyms move closer than antonyms, as shown in Figure 2."),
             "Synonyms move closer than antonyms."
+        );
+        assert_eq!(
+            super::strip_references(
+                "The authors plot the word representations obtained in §3 of several synonyms."
+            ),
+            "The authors plot the word representations of several synonyms."
+        );
+        assert_eq!(
+            super::strip_references(
+                "The authors fine-tuned Qwen on 800k samples curated with DeepSeek-R1, as detailed in §2.3.3."
+            ),
+            "The authors fine-tuned Qwen on 800k samples curated with DeepSeek-R1."
+        );
+        assert_eq!(
+            super::strip_references(
+                "These vectors encode syntactic information as explained in §6 which might not generalize."
+            ),
+            "These vectors encode syntactic information which might not generalize."
+        );
+        assert_eq!(
+            super::strip_references("The metrics, proposed in § 5, answer the questions."),
+            "The metrics answer the questions."
         );
         assert_eq!(
             super::strip_references(

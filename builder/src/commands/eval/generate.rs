@@ -201,7 +201,9 @@ fn load_papers(a: &EvalArgs, manifest: &Path) -> Result<Vec<Paper>> {
         let original_bytes = if secrets.is_empty() {
             Vec::new()
         } else {
-            fs::read(dir.join(&line.original))?
+            let path = dir.join(&line.original);
+            fs::read(&path)
+                .map_err(|e| InputError(format!("{at}: cannot read {}: {e}", path.display())))?
         };
         let is_pdf = original_bytes.starts_with(b"%PDF-");
         for secret in secrets {
