@@ -734,7 +734,7 @@ pub fn citation_fragment(s: &str) -> Option<String> {
             && x.tail.starts_with([',', '.', ';', ')'])
             && (*i == 0
                 || w[i - 1].lower.ends_with("ed")
-                || matches!(w[i - 1].lower.as_str(), "similar" | "see" | "detail"))
+                || matches!(w[i - 1].lower.as_str(), "similar" | "see" | "detail" | "al"))
     }) {
         return Some(format!(
             "{} governs nothing",
@@ -969,6 +969,24 @@ pub fn figure_debris(s: &str) -> Option<String> {
     if let Some(e) = unbalanced_bracket(s) {
         return Some(e);
     }
+    // "deeper syn- source is text boxes ...": a word hyphenated at a line end, its rest lost and
+    // the other column's text after it. "pre- and post-training", "first- to third-order" are
+    // words shared by a pair.
+    if let Some(p) = w.windows(2).find(|p| {
+        let stem = p[0].raw.strip_suffix('-').unwrap_or("");
+        stem.chars().count() >= 3
+            && stem.chars().all(char::is_lowercase)
+            && p[1].raw.starts_with(char::is_lowercase)
+            && !matches!(
+                p[1].lower.as_str(),
+                "and" | "or" | "to" | "vs" | "versus" | "as" | "nor"
+            )
+    }) {
+        return Some(format!(
+            "a hyphenated line end joined to other text {}",
+            quoted(&format!("{} {}", p[0].raw, p[1].raw))
+        ));
+    }
     // "... directed by John M.": a name cut at its initial, the sentence split after it.
     if let [.., a, b] = w.as_slice() {
         let initial = b.core.chars().count() == 1
@@ -1037,6 +1055,24 @@ fn unbalanced_bracket(s: &str) -> Option<String> {
     }
 }
 
+/// Last words of the run-in paragraph headings of experimental sections.
+const RUN_IN_HEADS: &[&str] = &[
+    "experiments",
+    "details",
+    "results",
+    "settings",
+    "setup",
+    "datasets",
+    "baselines",
+    "metrics",
+    "analysis",
+    "study",
+    "studies",
+    "evaluation",
+    "comparison",
+    "comparisons",
+];
+
 /// "Ablation experiments CIFAR-10 is a small dataset ... several ablation experiments ...",
 /// "Search-Based Methods Search- or content-based methods ...": a run-in paragraph heading of
 /// two or three words, no punctuation after it, a capitalised word next, and the heading's first
@@ -1063,6 +1099,15 @@ fn run_in_heading(w: &[Word<'_>]) -> Option<usize> {
         let wordlike = heading
             .iter()
             .any(|x| x.core.chars().skip(1).any(char::is_lowercase));
+        // "Ablation experiments CIFAR-10 is ...", "Implementation details PyTorch is ...": a
+        // heading noun of a paper's run-in paragraphs, then a capitalised word and a verb.
+        let heading_noun = RUN_IN_HEADS.contains(&last.lower.as_str())
+            && last.core.chars().all(char::is_lowercase)
+            && w.get(k + 1)
+                .is_some_and(|v| VERBS.contains(&v.lower.as_str()));
+        if is_capitalised(heading[0].core) && is_capitalised(next.core) && heading_noun {
+            return Some(k);
+        }
         let first = stem(&heading[0].lower);
         if is_capitalised(heading[0].core)
             && is_capitalised(next.core)
@@ -1090,6 +1135,7 @@ pub fn fused_heading_offset(s: &str) -> Option<usize> {
 fn fused_heading(w: &[Word<'_>]) -> Option<usize> {
     const OPENERS: &[&str] = &[
         "The", "To", "We", "Our", "In", "This", "These", "For", "It", "Its", "Using", "Here",
+        "Although", "While", "Since", "Because", "Unlike", "When",
     ];
     let mut in_quotes = false;
     for (i, x) in w.iter().enumerate() {
@@ -2640,7 +2686,14 @@ mod tests {
                 "Back Street is a 1932 film made by Universal Pictures, directed by John M.",
                 "Ablation experiments CIFAR-10 is a small dataset, thus the authors conducted several ablation experiments.",
                 "Search-Based Methods Search- or content-based methods treat recommendation as search.",
+                "Ablation experiments CIFAR-10 is a relatively small dataset that allows fast benchmarking.",
+                "Drawback of DeepSeek-R1-Zero Although DeepSeek-R1-Zero exhibits strong reasoning capabilities, it faces several issues.",
+                "More recent approaches have used deeper syn- source is text boxes from tactic information.",
             ],
+        );
+        assert_dropped(
+            Rule::CitationFragment,
+            &["SGNS is a neural word embedding method that was introduced by Mikolov et. al in."],
         );
         assert_dropped(
             Rule::Background,
@@ -2657,6 +2710,8 @@ mod tests {
             "Success rate (SR) represents the proportion of successfully planned paths.",
             "For tasks like texture synthesis or image inpainting, the authors use a patch prior.",
             "Both the encoder and the decoder use six layers.",
+            "The authors compare pre- and post-training checkpoints on first- to third-order tasks.",
+            "Training details are given for CIFAR-10 and ImageNet.",
         ]);
     }
 
