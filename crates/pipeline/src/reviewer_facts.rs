@@ -987,6 +987,37 @@ pub fn figure_debris(s: &str) -> Option<String> {
             quoted(&format!("{} {}", p[0].raw, p[1].raw))
         ));
     }
+    // "... capacity of each GPU 5.": a footnote number after a name at the end.
+    if let [.., a, b] = w.as_slice() {
+        let digit = b.core.chars().count() == 1 && b.core.chars().all(|c| c.is_ascii_digit());
+        // "Table 5.", "Section 3.", "Task 2.": a label and its number.
+        let name = a.core.chars().next().is_some_and(char::is_uppercase)
+            && a.tail.is_empty()
+            && !LABEL_NOUNS.contains(&a.lower.as_str())
+            && !matches!(
+                a.lower.as_str(),
+                "eq" | "equation" | "algorithm" | "stage" | "round"
+            );
+        if digit && name && b.raw.ends_with('.') {
+            return Some(format!(
+                "a footnote number at the end {}",
+                quoted(&format!("{} {}", a.raw, b.raw))
+            ));
+        }
+    }
+    // "... driven by a man 5 4.9 There is no man ...": table cells run together.
+    if let Some(p) = w.windows(3).find(|p| {
+        is_number(p[0].core)
+            && is_number(p[1].core)
+            && p[0].raw == p[0].core
+            && p[1].raw == p[1].core
+            && is_capitalised(p[2].core)
+    }) {
+        return Some(format!(
+            "table cells run together {}",
+            quoted(&format!("{} {} {}", p[0].raw, p[1].raw, p[2].raw))
+        ));
+    }
     // "... directed by John M.": a name cut at its initial, the sentence split after it.
     if let [.., a, b] = w.as_slice() {
         let initial = b.core.chars().count() == 1
@@ -1411,6 +1442,13 @@ const BACKGROUND_PHRASES: &[&str] = &[
     "has been recently introduced",
     "were previously applied",
     "key characteristic of",
+    "have previously been",
+    "has previously been",
+    "have long been",
+    "has long been",
+    "is a key challenge",
+    "of central importance",
+    "numerous efforts",
 ];
 
 /// Whether a statement speaks of the paper's own work: "the authors", "the paper", "novel",
@@ -1558,6 +1596,12 @@ pub fn pointer(s: &str) -> Option<String> {
         "in the supplementary material",
         "in the supplemental material",
         "will be published",
+        "further in the paper",
+        "the paper first discusses",
+        "the paper is split",
+        "the value shown",
+        "the values shown",
+        "the numbers shown",
     ];
     ROADMAP
         .iter()
@@ -1629,6 +1673,7 @@ const CONTEXT_OPENERS: &[&str] = &[
     "again",
     "latter",
     "former",
+    "precisely",
 ];
 
 /// Connectives that, followed by a pronoun or demonstrative, still need the previous sentence.
@@ -1662,6 +1707,9 @@ const CONNECTIVES: &[&str] = &[
 const CONTEXT_PHRASES: &[&str] = &[
     "in this case",
     "in that case",
+    "even so",
+    "on the one hand",
+    "one the one hand",
     "in such cases",
     "in this way",
     "in this setting",
@@ -2341,6 +2389,16 @@ fn dangling_reference(w: &[Word<'_>]) -> Option<String> {
             {
                 return found(format!("{} {}", x.lower, next));
             }
+            // "the remaining layers": whatever was not yet named.
+            "remaining"
+                if prev == "the"
+                    && next.len() > 3
+                    && next.ends_with('s')
+                    && w[i + 1].raw.starts_with(char::is_lowercase)
+                    && w.get(i + 2).is_none_or(|n| n.lower != "of") =>
+            {
+                return found(format!("the remaining {next}"));
+            }
             "previous" | "remaining"
                 if prev == "the"
                     && BACK_NOUNS.contains(&next)
@@ -2368,6 +2426,28 @@ fn dangling_reference(w: &[Word<'_>]) -> Option<String> {
         // the review's reader does not have. A trailing "(§6)." only points and may stay.
         if x.raw.contains('§') && i + 4 < w.len() {
             return Some(format!("section reference {}", quoted(x.raw)));
+        }
+        // "Cross features, on the other hand, have ...": the contrast is with a sentence before.
+        if i > 0
+            && w[i - 1].tail.starts_with(',')
+            && x.lower == "on"
+            && w.get(i + 3).is_some_and(|h| h.lower == "hand")
+            && matches!(next, "the" | "one")
+        {
+            return found("on the other hand".to_string());
+        }
+        // "contributions are three-fold: (1) it ...": the list was cut after its first item.
+        if x.tail.starts_with(':')
+            && w.get(i + 1)
+                .is_some_and(|n| matches!(n.raw, "(1)" | "1)" | "(i)" | "i)"))
+            && !w[i + 2..]
+                .iter()
+                .any(|y| matches!(y.raw, "(2)" | "2)" | "(ii)" | "ii)"))
+        {
+            return Some(format!(
+                "{} announces a list the sentence does not give",
+                quoted(&format!("{} {}", x.raw, w[i + 1].raw))
+            ));
         }
         // "... two conclusions: First, ...": the list was cut after its first item.
         if x.tail.starts_with(':')
@@ -2676,6 +2756,12 @@ mod tests {
                 "The authors can draw two conclusions: First, distilling larger models works well.",
                 "Texture synthesis or image inpainting, the authors have a limited understanding of it.",
                 "Factual QA, self-cognition, and translation, the authors adopt the DeepSeek-V3 pipeline.",
+                "The authors initialized the neuron biases in the remaining layers with the constant 0.",
+                "Precisely, each current word is used as an input to a log-linear classifier.",
+                "Even so, for very large data sets the algorithm encounters severe performance problems.",
+                "One the one hand, in most languages there is only a small amount of training data.",
+                "Cross features, on the other hand, have been shown to improve the models' expressiveness.",
+                "The major contributions of ARML are three-fold: (1) it constructs the meta-knowledge graph.",
             ],
         );
         assert_dropped(
@@ -2689,6 +2775,8 @@ mod tests {
                 "Ablation experiments CIFAR-10 is a relatively small dataset that allows fast benchmarking.",
                 "Drawback of DeepSeek-R1-Zero Although DeepSeek-R1-Zero exhibits strong reasoning capabilities, it faces several issues.",
                 "More recent approaches have used deeper syn- source is text boxes from tactic information.",
+                "An estimate of the sustained single-precision floating-point capacity of each GPU 5.",
+                "The car is being driven by a man 5 4.9 There is no man driving the car.",
             ],
         );
         assert_dropped(
@@ -2697,7 +2785,11 @@ mod tests {
         );
         assert_dropped(
             Rule::Background,
-            &["Recent progress in neural embedding methods has advanced natural language processing."],
+            &[
+                "Recent progress in neural embedding methods has advanced natural language processing.",
+                "Numerous efforts have since continued to push the boundaries of recurrent language models.",
+                "Learning long-range dependencies is a key challenge in many sequence transduction tasks.",
+            ],
         );
         assert_kept(&[
             "The authors directly fine-tuned Qwen and Llama on 800k samples, as detailed in §2.3.3.",
@@ -2712,6 +2804,9 @@ mod tests {
             "Both the encoder and the decoder use six layers.",
             "The authors compare pre- and post-training checkpoints on first- to third-order tasks.",
             "Training details are given for CIFAR-10 and ImageNet.",
+            "The remaining 20% of the data is held out, and the remaining parameters of the model are fixed.",
+            "The authors train on 8 GPUs and report results for ResNet 50 and ViT-B 16 in Table 5.",
+            "The proposed contributions are: (1) a new loss and (2) a benchmark.",
         ]);
     }
 
