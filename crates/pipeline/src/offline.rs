@@ -1092,7 +1092,24 @@ fn unwanted(text: &str, lower: &str) -> bool {
             .next()
             .is_some_and(|c| c.is_ascii_digit())
     });
-    if algorithm_ref || MARKERS.iter().any(|m| lower.contains(m)) {
+    // A marker starts a word ("table", "tables"; not "intractable", "suitable", "configure",
+    // "intersection"), and "doi" is a whole word (not "doing").
+    let marked = |m: &str| {
+        lower.match_indices(m).any(|(i, _)| {
+            let starts = !m.starts_with(char::is_alphabetic)
+                || !lower[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric);
+            let ends = m != "doi"
+                || !lower[i + m.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphabetic);
+            starts && ends
+        })
+    };
+    if algorithm_ref || MARKERS.iter().any(|m| marked(m)) {
         return true;
     }
     // Mathematics and layout debris: too many non-alphanumeric symbols or one-letter tokens.
@@ -2008,6 +2025,32 @@ mod tests {
         for x in &c {
             assert!(u.text.contains(&x.quote));
         }
+    }
+
+    #[test]
+    fn layout_markers_are_words_not_parts_of_words() {
+        let unwanted = |s: &str| super::unwanted(s, &s.to_lowercase());
+        assert!(unwanted(
+            "Table 2 lists the accuracy of every model on the test set."
+        ));
+        assert!(unwanted(
+            "The results are summarised in the tables of the appendix."
+        ));
+        assert!(unwanted(
+            "The DOI of the dataset is given for reproducibility."
+        ));
+        assert!(!unwanted(
+            "Training the neural embeddings for higher dimensions was computationally intractable."
+        ));
+        assert!(!unwanted(
+            "The proposed method is more suitable for vectors that encode semantic information."
+        ));
+        assert!(!unwanted(
+            "Doing so reduces the vocabulary to words seen in both languages."
+        ));
+        assert!(!unwanted(
+            "The models are configured identically for every language pair."
+        ));
     }
 
     #[test]
