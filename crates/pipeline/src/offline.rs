@@ -1467,7 +1467,12 @@ fn is_reference(inner: &str, square: bool) -> bool {
         "see ", "cf.", "fig", "table", "tab.", "section", "sec.", "eq.", "equation", "appendix",
         "alg", "§", "as shown", "e.g.", "i.e.",
     ];
+    // "(p < 0.01)": a significance level, which a review states in words if at all.
+    let p_value = ["p <", "p<", "p =", "p=", "p ≤", "p≤", "p-value", "p value"]
+        .iter()
+        .any(|p| lower.starts_with(p));
     (square && numeric)
+        || p_value
         || year
         || lower.contains("et al")
         || POINTERS.iter().any(|p| lower.starts_with(p))
@@ -1754,6 +1759,12 @@ mod tests {
                 "These vectors encode syntactic information as explained in §6 which might not generalize."
             ),
             "These vectors encode syntactic information which might not generalize."
+        );
+        assert_eq!(
+            super::strip_references(
+                "The loss on SYN-REL is statistically significant (p < 0.01) for the RNN vectors."
+            ),
+            "The loss on SYN-REL is statistically significant for the RNN vectors."
         );
         assert_eq!(
             super::strip_references("The metrics, proposed in § 5, answer the questions."),

@@ -1442,12 +1442,7 @@ const BACKGROUND_PHRASES: &[&str] = &[
     "has been recently introduced",
     "were previously applied",
     "key characteristic of",
-    "have previously been",
-    "has previously been",
-    "have long been",
-    "has long been",
     "is a key challenge",
-    "of central importance",
     "numerous efforts",
 ];
 
@@ -1673,7 +1668,6 @@ const CONTEXT_OPENERS: &[&str] = &[
     "again",
     "latter",
     "former",
-    "precisely",
 ];
 
 /// Connectives that, followed by a pronoun or demonstrative, still need the previous sentence.
@@ -2757,7 +2751,6 @@ mod tests {
                 "Texture synthesis or image inpainting, the authors have a limited understanding of it.",
                 "Factual QA, self-cognition, and translation, the authors adopt the DeepSeek-V3 pipeline.",
                 "The authors initialized the neuron biases in the remaining layers with the constant 0.",
-                "Precisely, each current word is used as an input to a log-linear classifier.",
                 "Even so, for very large data sets the algorithm encounters severe performance problems.",
                 "One the one hand, in most languages there is only a small amount of training data.",
                 "Cross features, on the other hand, have been shown to improve the models' expressiveness.",
