@@ -1326,6 +1326,16 @@ fn strip_references(s: &str) -> String {
     for p in [" ,", " .", " ;", " :"] {
         tidy = tidy.replace(p, &p[1..]);
     }
+    // "... introduced by Mikolov et. al in.": the citation after "in" was cut with its
+    // sentence; the preposition goes with it.
+    for prep in [" in.", " in"] {
+        if let Some(head) = tidy.strip_suffix(prep) {
+            if head.ends_with(" al") || head.ends_with(" al.") {
+                tidy = format!("{}.", head.trim_end_matches('.'));
+                break;
+            }
+        }
+    }
     tidy
 }
 
@@ -1765,6 +1775,12 @@ mod tests {
                 "The loss on SYN-REL is statistically significant (p < 0.01) for the RNN vectors."
             ),
             "The loss on SYN-REL is statistically significant for the RNN vectors."
+        );
+        assert_eq!(
+            super::strip_references(
+                "SGNS is a neural word embedding method that was introduced by Mikolov et. al in."
+            ),
+            "SGNS is a neural word embedding method that was introduced by Mikolov et. al."
         );
         assert_eq!(
             super::strip_references("The metrics, proposed in § 5, answer the questions."),
