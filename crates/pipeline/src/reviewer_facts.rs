@@ -2690,15 +2690,7 @@ mod tests {
         for round in ["", "round2/", "round3/", "round4/", "round5/"] {
             let mut pass = BTreeMap::new();
             for j in (1..=3).flat_map(|k| read(&format!("{round}judge-{k}.jsonl"))) {
-                let ok = [
-                    "self_contained",
-                    "true_to_quote",
-                    "reviewer_like",
-                    "not_boilerplate",
-                ]
-                .iter()
-                .all(|q| j[q] == true)
-                    && j["flag"] == "none";
+                let ok = judged_pass(&j);
                 pass.insert(key(&j), ok);
             }
             for f in read(&format!("{round}facts.jsonl")) {
@@ -2805,6 +2797,19 @@ mod tests {
 
     /// The rules replayed on the 1,503 judged train-pool facts of the fact-quality model
     /// (training/data/fact-quality): what a new rule drops that the judges passed.
+    /// A rubric judgment passes: all four questions true and no flag (RUBRIC.md).
+    fn judged_pass(j: &serde_json::Value) -> bool {
+        [
+            "self_contained",
+            "true_to_quote",
+            "reviewer_like",
+            "not_boilerplate",
+        ]
+        .iter()
+        .all(|q| j[q] == true)
+            && j["flag"] == "none"
+    }
+
     #[test]
     #[ignore = "prints a replay over the judged train-pool facts"]
     fn judged_pool_facts() {
@@ -2820,15 +2825,7 @@ mod tests {
             }
             for l in std::fs::read_to_string(&path).unwrap().lines() {
                 let j: serde_json::Value = serde_json::from_str(l).unwrap();
-                let ok = [
-                    "self_contained",
-                    "true_to_quote",
-                    "reviewer_like",
-                    "not_boilerplate",
-                ]
-                .iter()
-                .all(|q| j[q] == true)
-                    && j["flag"] == "none";
+                let ok = judged_pass(&j);
                 pass.insert(format!("{}/{}", j["paper"], j["fact"]), ok);
             }
         }
