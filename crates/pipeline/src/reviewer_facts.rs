@@ -117,6 +117,7 @@ pub fn check(text: &str, quote: &str, section: Option<&str>) -> Option<Exclusion
     .or_else(|| hit(Rule::UndefinedSymbol, undefined_symbol(text)))
     .or_else(|| hit(Rule::Pointer, pointer(text)))
     .or_else(|| hit(Rule::Background, background(text)))
+    .or_else(|| hit(Rule::Background, conventional(text)))
     // Only a source that differs from the fact tells whose "the authors" they are (tests and the
     // judged replay pass the fact as its own quotation).
     .or_else(|| {
@@ -969,6 +970,34 @@ pub fn figure_debris(s: &str) -> Option<String> {
     if let Some(e) = unbalanced_bracket(s) {
         return Some(e);
     }
+    // "... machine learning in general Granted, deep learning may ...": two sentences run
+    // together, the full stop lost between a lowercase word and a capitalised sentence adverb.
+    const SENTENCE_ADVERBS: &[&str] = &[
+        "Granted",
+        "However",
+        "Moreover",
+        "Furthermore",
+        "Therefore",
+        "Thus",
+        "Hence",
+        "Additionally",
+        "Nevertheless",
+        "Indeed",
+        "Finally",
+        "Specifically",
+    ];
+    if let Some(p) = w.windows(2).find(|p| {
+        p[0].tail.is_empty()
+            && p[0].raw == p[0].core
+            && p[0].core.chars().all(char::is_lowercase)
+            && SENTENCE_ADVERBS.contains(&p[1].core)
+            && p[1].tail.starts_with(',')
+    }) {
+        return Some(format!(
+            "two sentences run together at {}",
+            quoted(&format!("{} {}", p[0].core, p[1].core))
+        ));
+    }
     // "deeper syn- source is text boxes ...": a word hyphenated at a line end, its rest lost and
     // the other column's text after it. "pre- and post-training", "first- to third-order" are
     // words shared by a pair.
@@ -1076,6 +1105,10 @@ fn unbalanced_bracket(s: &str) -> Option<String> {
             }
             _ => {}
         }
+    }
+    // A closing curly quote with none opened: the quotation was cut ("... comedies.” is positive").
+    if s.matches('\u{201D}').count() > s.matches('\u{201C}').count() {
+        return Some("a quotation closed and never opened".to_string());
     }
     if open > 0 {
         Some("a bracket opened and never closed".to_string())
@@ -1348,6 +1381,20 @@ const LABEL_NOUNS: &[&str] = &[
 /// ("size N", "where V is the vocabulary size", "N = 4", "p < 0.05") or a label ("Table A") is
 /// fine.
 pub fn undefined_symbol(s: &str) -> Option<String> {
+    // "three operations on multisets: intersection (∩), union (∪), and difference (\)": the
+    // paper defining its notation.
+    let notation = s
+        .split('(')
+        .skip(1)
+        .filter_map(|rest| rest.split_once(')'))
+        .filter(|(inside, _)| {
+            let inside = inside.trim();
+            (1..=2).contains(&inside.chars().count()) && !inside.chars().any(char::is_alphanumeric)
+        })
+        .count();
+    if notation >= 2 {
+        return Some("notation defined in brackets".to_string());
+    }
     let w = words(s);
     for (i, x) in w.iter().enumerate() {
         let prev = if i > 0 { w[i - 1].lower.as_str() } else { "" };
@@ -1444,6 +1491,33 @@ const BACKGROUND_PHRASES: &[&str] = &[
     "key characteristic of",
     "is a key challenge",
     "numerous efforts",
+    // Surveyed work (round 7): "Many different types of models were proposed", "Several
+    // practical solutions were proposed", "A variety of approaches have been developed".
+    "were proposed",
+    "have been developed",
+    "has been developed",
+    "have been introduced",
+    "have shown promise",
+    "have shown promising",
+    "have shown great",
+    "have shown remarkable",
+    "have shown impressive",
+    "there are several",
+    "there are numerous",
+    "there are many",
+];
+
+/// Openers of surveyed work ("Some works also study ...", "Traditionally, a simple strategy ...",
+/// "An alternative approach, ...", "A third approach has been ...").
+const BACKGROUND_OPENERS: &[&str] = &[
+    "traditionally",
+    "some works",
+    "many works",
+    "other works",
+    "an alternative approach",
+    "a second approach",
+    "a third approach",
+    "another approach",
 ];
 
 /// Whether a statement speaks of the paper's own work: "the authors", "the paper", "novel",
@@ -1483,7 +1557,57 @@ pub fn background(s: &str) -> Option<String> {
     if w.first().is_some_and(|x| x.lower == "recently") {
         return Some(format!("{} with no tie to the paper", quoted("Recently")));
     }
+    // "Vulic and Moens learn bilingual vector spaces ...": cited authors as the subject.
+    if let [a, and, b, verb, ..] = w.as_slice() {
+        let name = |x: &Word<'_>| {
+            // "Vulic´": an accent the extraction split from its letter.
+            x.raw.trim_end_matches('´') == x.core
+                && is_capitalised(x.core)
+                && x.core
+                    .chars()
+                    .skip(1)
+                    .all(|c| c.is_lowercase() || "´'’-".contains(c))
+                && x.core.chars().count() >= 3
+        };
+        if name(a)
+            && matches!(and.raw, "and" | "&")
+            && name(b)
+            && verb.raw == verb.core
+            && verb.core.chars().all(|c| c.is_ascii_lowercase())
+            && !NOT_NAMES.contains(&a.core)
+        {
+            return Some(format!(
+                "cited authors {} as the subject",
+                quoted(&format!("{} and {}", a.core, b.core))
+            ));
+        }
+    }
+    if let Some(p) = BACKGROUND_OPENERS
+        .iter()
+        .find(|p| lower.starts_with(*p) && lower[p.len()..].starts_with([' ', ',']))
+    {
+        return Some(format!("opens with {} with no tie to the paper", quoted(p)));
+    }
     None
+}
+
+/// A component the paper calls standard in so many words ("the usual learned linear
+/// transformation and softmax"): boilerplate that fits any paper.
+pub fn conventional(s: &str) -> Option<String> {
+    const PHRASES: &[&str] = &[
+        "the usual ",
+        "as usual",
+        "as is standard",
+        "as is common",
+        "as is customary",
+        "standard practice",
+        "common practice",
+    ];
+    let lower = s.to_lowercase();
+    PHRASES
+        .iter()
+        .find(|p| lower.contains(*p))
+        .map(|p| format!("{} component", quoted(p.trim())))
 }
 
 /// Two-letter words and units that are not symbols.
@@ -1566,6 +1690,18 @@ pub fn pointer(s: &str) -> Option<String> {
             if let Some(p) = place {
                 return Some(quoted(&format!("{} in {}", x.core, p.core)));
             }
+        }
+        // "in rows (C) and (D)": rows of a table the fact does not show.
+        if matches!(x.lower.as_str(), "row" | "rows" | "column" | "columns")
+            && w.get(i + 1).is_some_and(|n| {
+                n.raw.starts_with('(')
+                    && n.core.chars().count() <= 2
+                    && n.core
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            })
+        {
+            return Some(quoted(&format!("{} {}", x.core, w[i + 1].raw)));
         }
         // "(Lines 4–9)": a pointer into an algorithm listing.
         if x.raw.starts_with('(') && matches!(x.lower.as_str(), "line" | "lines") {
@@ -1761,6 +1897,11 @@ const CONTEXT_PHRASES: &[&str] = &[
     "as described above",
     "as shown above",
     "as noted",
+    // An objection raised in passing: "One could argue that it is still required ...".
+    "one could argue",
+    "one might argue",
+    "one may argue",
+    "one can argue",
 ];
 
 /// Heads of a bare definite subject that, without a name or "proposed", could be any of the
@@ -1817,6 +1958,10 @@ const GENERIC_HEADS: &[&str] = &[
     "technology",
     "store",
     "paradigm",
+    "architecture",
+    "vector",
+    "scores",
+    "accuracy",
 ];
 
 /// Words between a determiner and its head that do not name anything.
@@ -1842,6 +1987,7 @@ const PLAIN_MODIFIERS: &[&str] = &[
     "test",
     "net",
     "new",
+    "good",
 ];
 
 fn is_pronoun_subject(lower: &str) -> bool {
@@ -1932,6 +2078,97 @@ fn antecedent_in_sentence(w: &[Word<'_>], at: usize) -> bool {
 /// its noun already occurred in the sentence. "the paper" (from the voice rewrite of "this
 /// paper") is self-contained; "such as" / "such that" and expletive "it" ("it is possible to")
 /// are not anaphoric.
+/// A bare definite subject at `at` ("the algorithm can", "each event consists", "the
+/// technology's conversion rates"): a generic head with no name, that could be any of the
+/// paper's models, baselines or steps. ("The components of the vector are ..." fails the judges
+/// too, but without it the short 017 keeps 24 approved facts.)
+fn bare_subject(w: &[Word<'_>], at: usize) -> Option<String> {
+    const NP_CONTINUES: &[&str] = &[
+        "of",
+        "for",
+        "in",
+        "on",
+        "with",
+        "from",
+        "by",
+        "to",
+        "and",
+        "or",
+        "that",
+        "which",
+        "between",
+        "over",
+        "under",
+        "across",
+        "at",
+        "proposed",
+        "introduced",
+        "presented",
+        "described",
+        "developed",
+        "called",
+        "named",
+        "known",
+        // "The accuracy obtained by Item2Vec was 68%": the participle names whose.
+        "obtained",
+        "achieved",
+        "reported",
+        "measured",
+    ];
+    let first = w.get(at)?;
+    let determiners: &[&str] = if at == 0 {
+        &["the", "each", "all", "every"]
+    } else {
+        &["the"]
+    };
+    if !determiners.contains(&first.lower.as_str()) {
+        return None;
+    }
+    // After an introductory phrase only the heads that ask "which one?" ("the algorithm", "the
+    // system"); "After replacing the last layer, the network was trained ..." is clear enough.
+    const WHICH_ONE: &[&str] = &["algorithm", "approach", "method", "system", "technology"];
+    let generic = |x: &Word<'_>| {
+        let possessive = x
+            .raw
+            .strip_suffix("’s")
+            .or_else(|| x.raw.strip_suffix("'s"));
+        GENERIC_HEADS.contains(&x.lower.trim_end_matches("’s").trim_end_matches("'s"))
+            && (x.raw == x.core || possessive.is_some())
+            && x.core
+                .chars()
+                .all(|c| c.is_lowercase() || c == '’' || c == '\'')
+    };
+    let mut j = at + 1;
+    // "The output is computed ...": "output" is the head, not a modifier.
+    while w
+        .get(j)
+        .is_some_and(|x| PLAIN_MODIFIERS.contains(&x.lower.as_str()))
+        && w.get(j + 1)
+            .is_some_and(|n| !VERBS.contains(&n.lower.as_str()))
+        && j < at + 3
+    {
+        j += 1;
+    }
+    let (head, after) = (w.get(j)?, w.get(j + 1)?);
+    let ends = |x: &Word<'_>, next: &Word<'_>| {
+        x.tail.is_empty()
+            && next.raw.starts_with(char::is_lowercase)
+            && !NP_CONTINUES.contains(&next.lower.as_str())
+    };
+    let possessive = head.raw.ends_with("’s") || head.raw.ends_with("'s");
+    let which_one = at == 0
+        || (WHICH_ONE.contains(&head.lower.as_str())
+            && !w[j + 1..].iter().any(|x| is_capitalised(x.core)));
+    if generic(head) && which_one && (ends(head, after) || possessive) {
+        let subject: Vec<&str> = w[at..=j].iter().map(|x| x.core).collect();
+        return Some(format!(
+            "bare subject {} names no model or method",
+            quoted(&subject.join(" "))
+        ));
+    }
+    None
+}
+
 pub fn needs_context(s: &str) -> Option<String> {
     let w = words(s);
     let first = w.first()?;
@@ -2016,60 +2253,19 @@ pub fn needs_context(s: &str) -> Option<String> {
     }
     // A bare definite subject: "The algorithm can ...", "The hidden layer maintains ...",
     // "All numbers are reported ...". "The proposed model", "The Transformer" are named.
-    if matches!(first.lower.as_str(), "the" | "each" | "all" | "every") {
-        let mut j = 1;
-        // "The output is computed ...": "output" is the head, not a modifier.
-        while w
-            .get(j)
-            .is_some_and(|x| PLAIN_MODIFIERS.contains(&x.lower.as_str()))
-            && w.get(j + 1)
-                .is_some_and(|n| !VERBS.contains(&n.lower.as_str()))
-            && j < 3
-        {
-            j += 1;
-        }
-        if let (Some(head), Some(after)) = (w.get(j), w.get(j + 1)) {
-            const NP_CONTINUES: &[&str] = &[
-                "of",
-                "for",
-                "in",
-                "on",
-                "with",
-                "from",
-                "by",
-                "to",
-                "and",
-                "or",
-                "that",
-                "which",
-                "between",
-                "over",
-                "under",
-                "across",
-                "at",
-                "proposed",
-                "introduced",
-                "presented",
-                "described",
-                "developed",
-                "called",
-                "named",
-                "known",
-            ];
-            let ends = head.tail.is_empty()
-                && after.raw.starts_with(char::is_lowercase)
-                && !NP_CONTINUES.contains(&after.lower.as_str());
-            if GENERIC_HEADS.contains(&head.lower.as_str())
-                && head.raw == head.core
-                && head.core.chars().all(char::is_lowercase)
-                && ends
-            {
-                let subject: Vec<&str> = w[..=j].iter().map(|x| x.core).collect();
-                return Some(format!(
-                    "bare subject {} names no model or method",
-                    quoted(&subject.join(" "))
-                ));
-            }
+    if let Some(e) = bare_subject(&w, 0) {
+        return Some(e);
+    }
+    // The same after an introductory phrase or clause: "Given the user's purchased items, the
+    // algorithm constructs ...", "If a customer buys X, for example, the system might ...".
+    if let Some(comma) = w
+        .iter()
+        .take(20)
+        .rposition(|x| x.tail.starts_with(','))
+        .filter(|&c| c + 1 < w.len() && w[c + 1].lower == "the")
+    {
+        if let Some(e) = bare_subject(&w, comma + 1) {
+            return Some(e);
         }
     }
     // "between the two vectors", "another type of relationship",
@@ -2095,14 +2291,55 @@ pub fn needs_context(s: &str) -> Option<String> {
             {
                 Some(format!("the two {}", next_lower))
             }
-            // "While the two are similar, ...": no noun at all, and nothing named before it.
+            // "While the two are similar, ...": no noun at all, and nothing named before it
+            // (an "and" after it belongs to the rest of the sentence).
             "two"
                 if (1..=3).contains(&i)
                     && w[i - 1].lower == "the"
                     && VERBS.contains(&next_lower)
-                    && !named_list =>
+                    && !w[..i].iter().any(|y| {
+                        matches!(
+                            y.lower.as_str(),
+                            "and" | "than" | "versus" | "vs" | "against"
+                        )
+                    }) =>
             {
                 Some(format!("the two {}", next_lower))
+            }
+            // "which of the three paragraphs are ...": a set given earlier.
+            "three" | "four"
+                if i > 0
+                    && w[i - 1].lower == "the"
+                    && next_plain
+                    && next_lower.ends_with('s')
+                    && !VERBS.contains(&next_lower)
+                    && !named_list =>
+            {
+                Some(format!("the {} {}", x.lower, next_lower))
+            }
+            // "The differences among them are ...": a pronoun object before anything it could
+            // stand for.
+            "them"
+                if (2..=4).contains(&i)
+                    && matches!(w[i - 1].lower.as_str(), "among" | "between") =>
+            {
+                Some(format!("{} them", w[i - 1].lower))
+            }
+            // "The experimental results have demonstrated its superiority": whose, no name says.
+            "its"
+                if matches!(
+                    next_lower,
+                    "superiority"
+                        | "effectiveness"
+                        | "efficacy"
+                        | "advantages"
+                        | "merits"
+                        | "usefulness"
+                ) && i > 1
+                    && !w[..i].iter().skip(1).any(|y| is_capitalised(y.core))
+                    && !anchored_words(&w) =>
+            {
+                Some(format!("its {}", next_lower))
             }
             // "the previous three depend on ...": a list given earlier.
             "previous"
@@ -2687,7 +2924,9 @@ mod tests {
         let key = |v: &serde_json::Value| format!("{}/{}", v["paper"], v["fact"]);
         // paper|text → (text, passed), later rounds overriding earlier ones.
         let mut facts: BTreeMap<String, (String, bool)> = BTreeMap::new();
-        for round in ["", "round2/", "round3/", "round4/", "round5/"] {
+        for round in [
+            "", "round2/", "round3/", "round4/", "round5/", "round6/", "round7/",
+        ] {
             let mut pass = BTreeMap::new();
             for j in (1..=3).flat_map(|k| read(&format!("{round}judge-{k}.jsonl"))) {
                 let ok = judged_pass(&j);
@@ -2792,6 +3031,67 @@ mod tests {
             "The remaining 20% of the data is held out, and the remaining parameters of the model are fixed.",
             "The authors train on 8 GPUs and report results for ResNet 50 and ViT-B 16 in Table 5.",
             "The proposed contributions are: (1) a new loss and (2) a benchmark.",
+        ]);
+    }
+
+    /// Round 7's failures that no earlier rule saw (training/data/fact-judgments/round7), and
+    /// the near misses the judges passed.
+    #[test]
+    fn surveyed_work_bare_subjects_and_cut_quotations() {
+        assert_dropped(
+            Rule::Background,
+            &[
+                "Many different types of models were proposed for estimating continuous representations of words.",
+                "Numerous methods have been developed to achieve identity-preserving age progression.",
+                "Some works also study directly patch encoders that achieve competitive accuracy on ImageNet.",
+                "Traditionally, a simple strategy for modeling sequence is to map the input sequence to a fixed-sized vector.",
+                "An alternative approach, purely unsupervised information extraction, extracts strings of words between entities.",
+                "A third approach has been to use a very small number of seed instances to do bootstrap learning.",
+                "Vulic´ and Moens learn bilingual vector spaces from non parallel data induced using a seed lexicon.",
+                "Motivated by the success of multi-task learning, there are several neural models that learn several tasks jointly.",
+                "The authors also use the usual learned linear transformation and softmax function to convert the decoder output.",
+            ],
+        );
+        assert_dropped(
+            Rule::NeedsContext,
+            &[
+                "The architecture consists of an input layer, a hidden layer with recurrent connections to itself and an output layer.",
+                "The technology’s increased conversion rates will also make it compelling to offline retailers.",
+                "The scores are calculated by running a forward inference pass over the Wide & Deep model.",
+                "Given the user’s purchased and rated items, the algorithm constructs a search query to find other popular items.",
+                "The differences among them are the mechanisms of sharing information among the several tasks.",
+                "The experimental results have demonstrated its superiority over the state-of-art algorithms on the CTR prediction dataset.",
+                "While the two are similar in theoretical complexity, dot-product attention is much faster and more space-efficient in practice.",
+                "The paper's goal is to identify which of the three paragraphs are results of the same query.",
+                "One could argue that it is still required to store the embeddings of the training set.",
+            ],
+        );
+        assert_dropped(
+            Rule::FigureDebris,
+            &[
+                "The average is higher than in Mary and most other recent comedies.” is positive and has a complicated semantic composition.",
+                "Hyperparameter tuning is a problem of machine learning in general Granted, deep learning may introduce additional hyperparameters.",
+            ],
+        );
+        assert_dropped(
+            Rule::Pointer,
+            &["The authors further observe in rows (C) and (D) that bigger models are better, and dropout is very helpful."],
+        );
+        assert_dropped(
+            Rule::UndefinedSymbol,
+            &["The authors use three operations on multisets: intersection (∩), union (∪), and difference (\\)."],
+        );
+        assert_kept(&[
+            "The accuracy obtained by Item2Vec was 68%, compared to 58.4% by SVD.",
+            "The proposed method brings consistent gains, confirming its effectiveness even in CLIP-based deep clustering models.",
+            "Despite its advantages, quantization has not yet been explored in the domain of video super-resolution.",
+            "After replacing the last classification layer, the network was trained end-to-end for 50 epochs with a batch size of 32.",
+            "Compared with existing batch selection methods, the results showed that Recency Bias reduced the test error by up to 20.5%.",
+            "The performance delta between STEAM and generic generation grows in complex settings.",
+            "Skip-gram and CBOW are the two architectures the paper proposes for learning word vectors.",
+            "The authors compare Transformer and LSTM models, and the two are trained on the same data.",
+            "The authors report results in three settings: full, frozen and linear probe.",
+            "The sparsity introduced by DMS is also leveraged during the prefilling phase to eliminate unnecessary computation.",
         ]);
     }
 
