@@ -313,7 +313,9 @@ fn drop_purpose_frame(s: &str) -> String {
     s.to_string()
 }
 
-/// "In this paper, we propose" → "we propose" (only when "we" follows the frame).
+/// "In this paper, we propose" → "we propose" (only when "we" follows the frame); in mid-sentence
+/// too, after a comma: "Although X, in this paper we argue" → "Although X, we argue" (else it
+/// would read "in the paper the paper argues").
 fn drop_frame(s: &str) -> String {
     for f in FRAMES {
         let Some(head) = s.get(..f.len()) else {
@@ -324,7 +326,14 @@ fn drop_frame(s: &str) -> String {
             return rest.to_string();
         }
     }
-    s.to_string()
+    let mut s = s.to_string();
+    for f in FRAMES.iter().filter(|f| f.starts_with("in ")) {
+        let framed = format!(", {f} we ");
+        while let Some(at) = s.find(&framed) {
+            s.replace_range(at..at + framed.len(), ", we ");
+        }
+    }
+    s
 }
 
 /// "This paper" → "The paper", and "This work" before a present-tense contribution verb.
@@ -526,6 +535,18 @@ mod tests {
         assert_eq!(
             rewrite_text("We propose X for Y. Our model is small."),
             "The paper proposes X for Y. The proposed model is small."
+        );
+    }
+
+    #[test]
+    fn a_self_reference_frame_in_mid_sentence_is_dropped() {
+        assert_eq!(
+            rewrite("Although there is much evidence for X, in this paper we argue for Y."),
+            "Although there is much evidence for X, the paper argues for Y."
+        );
+        assert_eq!(
+            rewrite("Unlike prior work, in this work, we train on Z."),
+            "Unlike prior work, the authors train on Z."
         );
     }
 }
