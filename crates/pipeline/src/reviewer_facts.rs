@@ -175,6 +175,14 @@ fn first_phrase<'a>(lower: &str, phrases: &[&'a str]) -> Option<&'a str> {
     phrases.iter().copied().find(|p| lower.contains(p))
 }
 
+/// The first of `phrases` that the lowercased text opens with, as whole words.
+fn opening_phrase<'a>(lower: &str, phrases: &[&'a str]) -> Option<&'a str> {
+    phrases
+        .iter()
+        .copied()
+        .find(|p| lower.starts_with(p) && lower[p.len()..].starts_with([' ', ',']))
+}
+
 fn quoted(s: &str) -> String {
     format!("\"{s}\"")
 }
@@ -1582,10 +1590,7 @@ pub fn background(s: &str) -> Option<String> {
             ));
         }
     }
-    if let Some(p) = BACKGROUND_OPENERS
-        .iter()
-        .find(|p| lower.starts_with(*p) && lower[p.len()..].starts_with([' ', ',']))
-    {
+    if let Some(p) = opening_phrase(&lower, BACKGROUND_OPENERS) {
         return Some(format!("opens with {} with no tie to the paper", quoted(p)));
     }
     None
@@ -1603,11 +1608,7 @@ pub fn conventional(s: &str) -> Option<String> {
         "standard practice",
         "common practice",
     ];
-    let lower = s.to_lowercase();
-    PHRASES
-        .iter()
-        .find(|p| lower.contains(*p))
-        .map(|p| format!("{} component", quoted(p.trim())))
+    first_phrase(&s.to_lowercase(), PHRASES).map(|p| format!("{} component", quoted(p.trim())))
 }
 
 /// Two-letter words and units that are not symbols.
@@ -2127,17 +2128,6 @@ fn bare_subject(w: &[Word<'_>], at: usize) -> Option<String> {
     // After an introductory phrase only the heads that ask "which one?" ("the algorithm", "the
     // system"); "After replacing the last layer, the network was trained ..." is clear enough.
     const WHICH_ONE: &[&str] = &["algorithm", "approach", "method", "system", "technology"];
-    let generic = |x: &Word<'_>| {
-        let possessive = x
-            .raw
-            .strip_suffix("’s")
-            .or_else(|| x.raw.strip_suffix("'s"));
-        GENERIC_HEADS.contains(&x.lower.trim_end_matches("’s").trim_end_matches("'s"))
-            && (x.raw == x.core || possessive.is_some())
-            && x.core
-                .chars()
-                .all(|c| c.is_lowercase() || c == '’' || c == '\'')
-    };
     let mut j = at + 1;
     // "The output is computed ...": "output" is the head, not a modifier.
     while w
@@ -2159,7 +2149,14 @@ fn bare_subject(w: &[Word<'_>], at: usize) -> Option<String> {
     let which_one = at == 0
         || (WHICH_ONE.contains(&head.lower.as_str())
             && !w[j + 1..].iter().any(|x| is_capitalised(x.core)));
-    if generic(head) && which_one && (ends(head, after) || possessive) {
+    // A possessive keeps its "'s" in the core ("technology’s"), so the head is matched without it.
+    let generic = GENERIC_HEADS.contains(&head.lower.trim_end_matches("’s").trim_end_matches("'s"))
+        && head.raw == head.core
+        && head
+            .core
+            .chars()
+            .all(|c| c.is_lowercase() || c == '’' || c == '\'');
+    if generic && which_one && (ends(head, after) || possessive) {
         let subject: Vec<&str> = w[at..=j].iter().map(|x| x.core).collect();
         return Some(format!(
             "bare subject {} names no model or method",
@@ -2190,10 +2187,8 @@ pub fn needs_context(s: &str) -> Option<String> {
         .map(|x| x.lower.as_str())
         .collect::<Vec<_>>()
         .join(" ");
-    for p in CONTEXT_PHRASES {
-        if lower.starts_with(p) && lower[p.len()..].starts_with([' ', ',']) {
-            return Some(format!("opens with {}", quoted(p)));
-        }
+    if let Some(p) = opening_phrase(&lower, CONTEXT_PHRASES) {
+        return Some(format!("opens with {}", quoted(p)));
     }
     // A connective and then a pronoun: "Thus it ...", "Hence, they ...".
     if CONNECTIVES.contains(&first.lower.as_str())
