@@ -1734,6 +1734,18 @@ pub fn pointer(s: &str) -> Option<String> {
         "the value shown",
         "the values shown",
         "the numbers shown",
+        // What the text is about to do, and the space it had (fact-rubric round 8: "The authors
+        // will use paragraph vectors and compute ...", "Due to the space limit, ...").
+        "the authors will present",
+        "the authors will describe",
+        "the authors will discuss",
+        "the authors will introduce",
+        "the authors will use",
+        "the authors will show",
+        "due to the space limit",
+        "due to space limit",
+        "due to the page limit",
+        "due to page limit",
     ];
     ROADMAP
         .iter()
@@ -1798,7 +1810,13 @@ const CONTEXT_OPENERS: &[&str] = &[
     "her",
     "here",
     "similarly",
+    // "Similarity," is how a typo of "Similarly," reaches the text.
+    "similarity",
     "likewise",
+    // "Effectively, the concatenated embedding is ...", "Precisely, each current word ...":
+    // a restatement of what the previous sentence said.
+    "effectively",
+    "precisely",
     "conversely",
     "instead",
     "otherwise",
@@ -2885,6 +2903,9 @@ mod tests {
                 "In this case, the cluster models assign each customer to the segment with the most similar purchases.",
                 "The latter is trained with a larger learning rate and a longer warm-up period than the base model.",
                 "Similarly, the decoder is composed of a stack of six identical layers with residual connections.",
+                "Similarity, the authors can easily design an item-based RBM-CF if they clamp an item's rating on the visible layer.",
+                "Effectively, the concatenated embedding is the same as for the unconditional case except for the zeroed experts.",
+                "Precisely, each current word is used as an input to a log-linear classifier with a continuous projection layer.",
                 "The authors have explored the performance of the Skip-gram architecture on this task in detail.",
                 "Clearly, there is still a lot of discoveries to be made using these techniques in future work.",
                 "Here the model uses learned positional embeddings instead of sinusoids for every position.",
@@ -3389,10 +3410,14 @@ mod tests {
                 "Some of the follow-up work will be published in an upcoming NIPS 2013 paper.",
                 "Now the authors are ready to describe the overall architecture of their CNN in full.",
                 "The authors start with a brief overview of their RL algorithm, followed by some results.",
+                "The authors will use paragraph vectors and compute the distances between the paragraphs.",
+                "Due to the space limit, the authors only present the results on Art-Multi datasets.",
             ],
         );
         assert_kept(&[
             "The Transformer achieves 28.4 BLEU, as shown in the experiments on WMT 2014 English-German.",
+            "The authors will focus on the immense impact deep learning has had on YouTube video recommendations.",
+            "The space limit of the mobile device restricts the model to four million parameters in the study.",
         ]);
     }
 
