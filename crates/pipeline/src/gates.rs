@@ -7,11 +7,9 @@
 //! 2. quote: the quotation occurs in the retained source (whitespace, line-end hyphenation and
 //!    ligatures normalised, nothing else);
 //! 3. neutrality: |sentiment| ≤ 0.35 and |rating impact| ≤ 0.35;
-//! 4. source NLI: entailment ≥ 0.68 with a local source window as premise, the better of two: the
-//!    sentences holding the quotation, and those plus one on each side (both put in the reviewer's
-//!    voice by `voice::rewrite` as facts are). The shipped model reads a fact stated verbatim in
-//!    its own sentence at ≈ 0.99 but often below 0.1 once two more sentences surround it, which
-//!    dropped faithful facts (central claims among them) from every paper;
+//! 4. source NLI: entailment ≥ 0.68 with the local source window (the sentences holding the
+//!    quotation plus one on each side, put in the reviewer's voice by `voice::rewrite` as facts
+//!    are) as premise;
 //! 5. near-duplicate: sentence-embedding cosine ≥ 0.99 with a better-ranked survivor;
 //! 6. semantic duplicate: bidirectional NLI entailment ≥ 0.75 together with lexical
 //!    Jaccard ≥ 0.35 with a better-ranked survivor;
@@ -147,10 +145,10 @@ impl<'a> Source<'a> {
         self.units[u].section.as_deref()
     }
 
-    /// The local source windows, each in the reviewer's voice as facts are ("we propose" → "the
-    /// paper proposes") so the NLI model judges content rather than the change of voice: the
-    /// sentences overlapping the quotation, then those plus one either side (when that differs).
-    fn windows(&self, unit: usize, range: (usize, usize)) -> Vec<String> {
+    /// The local source window: the sentences overlapping the quotation, plus one either side,
+    /// each in the reviewer's voice as facts are ("we propose" → "the paper proposes"), so the NLI
+    /// model judges content rather than the change of voice.
+    fn window(&self, unit: usize, range: (usize, usize)) -> String {
         let text = &self.normalized[unit];
         let sents = segment::sentences(text);
         let hit: Vec<usize> = sents
@@ -160,21 +158,15 @@ impl<'a> Source<'a> {
             .map(|(i, _)| i)
             .collect();
         let (Some(&a), Some(&b)) = (hit.first(), hit.last()) else {
-            return vec![voice::rewrite_text(text)];
+            return voice::rewrite_text(text);
         };
-        let join = |lo: usize, hi: usize| {
-            sents[lo..=hi]
-                .iter()
-                .map(|s| voice::rewrite(&s.text))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let (lo, hi) = (a.saturating_sub(1), (b + 1).min(sents.len() - 1));
-        let mut out = vec![join(a, b)];
-        if (lo, hi) != (a, b) {
-            out.push(join(lo, hi));
-        }
-        out
+        let lo = a.saturating_sub(1);
+        let hi = (b + 1).min(sents.len() - 1);
+        sents[lo..=hi]
+            .iter()
+            .map(|s| voice::rewrite(&s.text))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -209,7 +201,7 @@ pub fn run(
         })
         .collect();
     // 0–3: cheap gates.
-    let mut windows: Vec<Option<Vec<String>>> = vec![None; cands.len()];
+    let mut windows: Vec<Option<String>> = vec![None; cands.len()];
     for (i, c) in cands.iter().enumerate() {
         let rec = &mut recs[i];
         if let Some(x) = reviewer_facts::check(&c.text, &c.quote, source.section(&c.unit)) {
@@ -256,32 +248,20 @@ pub fn run(
             );
             continue;
         }
-        windows[i] = Some(source.windows(u, range));
+        windows[i] = Some(source.window(u, range));
     }
-    // 4: source NLI, the best local window per candidate.
-    let (owner, pairs): (Vec<usize>, Vec<NliPair<'_>>) = windows
+    // 4: source NLI.
+    let idx: Vec<usize> = (0..cands.len()).filter(|&i| windows[i].is_some()).collect();
+    let pairs: Vec<NliPair<'_>> = idx
         .iter()
-        .enumerate()
-        .flat_map(|(i, w)| {
-            w.iter().flatten().map(move |premise| {
-                (
-                    i,
-                    NliPair {
-                        premise,
-                        hypothesis: &cands[i].text,
-                    },
-                )
-            })
+        .map(|&i| NliPair {
+            premise: windows[i].as_deref().unwrap_or_default(),
+            hypothesis: &cands[i].text,
         })
-        .unzip();
-    let scores = scoring::entailment(nli, &pairs, &mut |d, t| progress("source NLI", d, t))?;
-    let mut best: Vec<Option<f64>> = vec![None; cands.len()];
-    for (&i, &e) in owner.iter().zip(&scores) {
-        best[i] = Some(best[i].map_or(e, |b: f64| b.max(e)));
-    }
+        .collect();
+    let e = scoring::entailment(nli, &pairs, &mut |d, t| progress("source NLI", d, t))?;
     let mut survivors = Vec::new();
-    for (i, e) in best.iter().enumerate() {
-        let Some(e) = *e else { continue };
+    for (&i, &e) in idx.iter().zip(&e) {
         recs[i].source_entailment = Some(e);
         if e < TAU_SOURCE {
             drop(
@@ -472,80 +452,6 @@ mod tests {
                 v
             })
             .collect())
-    }
-
-    /// Deterministic stand-in scorer for the source gate's logic, not a model: entailment 0.99
-    /// when the premise is one sentence that contains the hypothesis' words in order, 0.05
-    /// otherwise (the shipped model's drop on a verbatim fact inside a three-sentence window).
-    struct OneSentenceReader;
-
-    impl NliScorer for OneSentenceReader {
-        fn entailment(&self, pairs: &[NliPair<'_>]) -> semtrace_core::Result<Vec<f32>> {
-            Ok(pairs
-                .iter()
-                .map(|p| {
-                    let one = p.premise.trim_end_matches('.').matches(". ").count() == 0;
-                    let h = p.hypothesis.trim_end_matches('.').to_lowercase();
-                    if one && p.premise.to_lowercase().contains(&h) {
-                        0.99
-                    } else {
-                        0.05
-                    }
-                })
-                .collect())
-        }
-    }
-
-    #[test]
-    fn source_gate_reads_the_quotation_sentence_and_its_neighbours() {
-        let units = vec![EvidenceUnit {
-            id: "p1.u1".into(),
-            page: 1,
-            section: None,
-            text: "Our corpus is large. The first dataset is user-artist data that is retrieved from the Microsoft XBOX Music service. This dataset consists of 9M events.".into(),
-        }];
-        let src = Source::new(&units);
-        // The windows: the quotation's own sentence, then it with one sentence either side, both
-        // in the reviewer's voice.
-        let w = src.windows(0, (21, 60));
-        assert_eq!(w.len(), 2, "{w:?}");
-        assert_eq!(
-            w[0],
-            "The first dataset is user-artist data that is retrieved from the Microsoft XBOX Music service."
-        );
-        assert!(
-            w[1].starts_with("The corpus is large.") && w[1].ends_with("9M events."),
-            "{w:?}"
-        );
-        let text = "The first dataset is user-artist data that is retrieved from the Microsoft XBOX Music service.";
-        let cands = vec![
-            cand("c1", text, "user-artist data that is retrieved from the Microsoft XBOX Music service", 0.0),
-            // Not stated by any window: still dropped at the same threshold.
-            cand("c2", "The first dataset is user-artist data that is retrieved from the Spotify streaming service.", "user-artist data that is retrieved from the Microsoft XBOX Music service", 0.0),
-        ];
-        let mut embed = bag_embed;
-        let (recs, approved) = run(
-            &cands,
-            &src,
-            &OneSentenceReader,
-            &mut embed,
-            &[],
-            &mut |_, _, _| {},
-        )
-        .unwrap();
-        assert!(recs[0].kept, "{:?}", recs[0]);
-        assert!((recs[0].source_entailment.unwrap() - 0.99).abs() < 1e-6);
-        assert_eq!(recs[1].dropped_by, Some(Gate::SourceNli), "{:?}", recs[1]);
-        assert_eq!(approved.len(), 1);
-        assert!((approved[0].e - 0.99).abs() < 1e-6);
-        // A unit of one sentence has one window only.
-        let single = vec![EvidenceUnit {
-            id: "p1.u1".into(),
-            page: 1,
-            section: None,
-            text: text.into(),
-        }];
-        assert_eq!(Source::new(&single).windows(0, (0, 20)).len(), 1);
     }
 
     #[test]
