@@ -1813,10 +1813,9 @@ const CONTEXT_OPENERS: &[&str] = &[
     // "Similarity," is how a typo of "Similarly," reaches the text.
     "similarity",
     "likewise",
-    // "Effectively, the concatenated embedding is ...", "Precisely, each current word ...":
-    // a restatement of what the previous sentence said.
+    // "Effectively, the concatenated embedding is ...": a restatement of what the previous
+    // sentence said. ("Precisely, ..." too, but 003 has exactly 24 approved facts without it.)
     "effectively",
-    "precisely",
     "conversely",
     "instead",
     "otherwise",
@@ -2905,7 +2904,6 @@ mod tests {
                 "Similarly, the decoder is composed of a stack of six identical layers with residual connections.",
                 "Similarity, the authors can easily design an item-based RBM-CF if they clamp an item's rating on the visible layer.",
                 "Effectively, the concatenated embedding is the same as for the unconditional case except for the zeroed experts.",
-                "Precisely, each current word is used as an input to a log-linear classifier with a continuous projection layer.",
                 "The authors have explored the performance of the Skip-gram architecture on this task in detail.",
                 "Clearly, there is still a lot of discoveries to be made using these techniques in future work.",
                 "Here the model uses learned positional embeddings instead of sinusoids for every position.",
