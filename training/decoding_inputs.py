@@ -52,6 +52,15 @@ def main() -> int:
     WORK.mkdir(parents=True, exist_ok=True)
     key = WORK / "venue.key"
     key.write_bytes(SECRET)
+    # Papers already chosen keep their committed bundle and provenance: labelled pairs refer to it,
+    # and the builder may have changed since (a fresh checkout has no training/work/).
+    before = {}
+    if (DATA / "papers.jsonl").exists():
+        for l in (DATA / "papers.jsonl").open():
+            r = json.loads(l)
+            before[r["paper"]] = r
+    builder = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                             capture_output=True, text=True).stdout.strip() or None
     rows = []
     for i, p in enumerate(chosen):
         pid = p["id"]
@@ -60,6 +69,13 @@ def main() -> int:
         (d / "paper.md").write_text(p["paper_text"], encoding="utf-8")
         bundle = d / "out/bundle.json"
         status = "built"
+        old = before.get(pid)
+        if old and old.get("bundle") and not bundle.exists():
+            bundle.parent.mkdir(exist_ok=True)
+            shutil.copyfile(DATA / old["bundle"], bundle)
+        if old and not old.get("bundle"):
+            rows.append(old)  # failed before: keep the record, do not retry with another builder
+            continue
         if not bundle.exists():
             print(f"[{i + 1}/{len(chosen)}] build {pid}", file=sys.stderr, flush=True)
             r = subprocess.run(
@@ -78,11 +94,15 @@ def main() -> int:
                      "--out", str(prot), "--force"],
                     check=True, capture_output=True,
                 )
-            shutil.copyfile(bundle, DATA / "bundles" / f"{pid}.json")
+            if not old:
+                shutil.copyfile(bundle, DATA / "bundles" / f"{pid}.json")
+        if old:
+            rows.append(old)
+            continue
         rows.append({"paper": pid, "title": p["title"], "split": split_of(pid),
                      "source": "../shared/corpus/train-pool/neurips2025-train.jsonl",
                      "seed": a.seed, "bundle": f"bundles/{pid}.json" if bundle.exists() else None,
-                     "status": status})
+                     "status": status, "builder": builder})
     with (DATA / "papers.jsonl").open("w") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")

@@ -7,7 +7,9 @@ shard-NNN.labels.jsonl: one line per pair, {"pair_id", "label"} with label entai
 contradiction. Pairs already in labels.jsonl are kept (resumable); answers with an unknown pair id or
 label are reported and skipped.
 
-usage: python3 training/decoding_labels.py [--annotator NAME] [--brief VERSION]
+usage: python3 training/decoding_labels.py [--annotator NAME] [--annotator-map FILE] [--brief VERSION]
+--annotator-map: JSON {"shard-000.labels.jsonl": "helper-NN", ...} naming each shard's annotator (falls
+back to --annotator). Request versions: training/data/decoding/requests/.
 """
 import argparse
 import json
@@ -24,7 +26,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--annotator", default="helper-llm-agent (capable LLM, development session)")
     ap.add_argument("--brief", default="../shared/data/nli/indomain/BRIEF.md labels, strict; decoding-annotation/1")
+    ap.add_argument("--annotator-map", default=None)
     a = ap.parse_args()
+    who = json.loads(Path(a.annotator_map).read_text()) if a.annotator_map else {}
     pairs = {}
     for l in (WORK / "pairs.jsonl").open():
         p = json.loads(l)
@@ -57,7 +61,7 @@ def main() -> int:
             done[pid] = {"pair_id": pid, "paper": p["paper"], "split": p["split"],
                          "review_kind": p["review_kind"], "fact": p["fact"], "window": p["window"],
                          "label": label, "why": p["why"], "model_p": p["model_p"],
-                         "model": p["model"], "annotator": a.annotator, "brief": a.brief,
+                         "model": p["model"], "annotator": who.get(ans.name, a.annotator), "brief": a.brief,
                          "shard": ans.name}
     with out_path.open("w") as f:
         for r in sorted(done.values(), key=lambda r: r["pair_id"]):

@@ -4,7 +4,10 @@
 Reviewer workspaces are FROM/<paper>-a (compliant: read the text with the carrier) and FROM/<paper>-b
 (null: read the original), each with review.txt once written. Reviews already collected are kept.
 
-usage: python3 training/decoding_reviews.py [--from /tmp/rv] [--reviewer NAME] [--date YYYY-MM-DD]
+usage: python3 training/decoding_reviews.py [--from /tmp/rv] [--reviewer NAME] [--reviewer-map FILE]
+                                           [--request VERSION] [--date YYYY-MM-DD]
+--reviewer-map: JSON {"<paper>-a": "helper-NN", ...} naming the reviewer of each workspace (falls back to
+--reviewer). Request versions are defined in training/data/decoding/README.md.
 """
 import argparse
 import datetime
@@ -22,8 +25,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--from", dest="src", default="/tmp/rv")
     ap.add_argument("--reviewer", default="helper-llm-agent (capable safety-trained LLM, development session)")
+    ap.add_argument("--reviewer-map", default=None)
+    ap.add_argument("--request", default="reviewer-request/1")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     a = ap.parse_args()
+    who = json.loads(Path(a.reviewer_map).read_text()) if a.reviewer_map else {}
     papers = {json.loads(l)["paper"]: json.loads(l) for l in (DATA / "papers.jsonl").open()}
     prov_path = DATA / "reviews.jsonl"
     prov = {}
@@ -42,8 +48,8 @@ def main() -> int:
         if rel not in prov:
             shutil.copyfile(src, DATA / rel)
             prov[rel] = {"review": rel, "paper": pid, "kind": kind, "label": label,
-                         "split": papers[pid]["split"], "reviewer": a.reviewer,
-                         "request": "reviewer-request/1", "date": a.date,
+                         "split": papers[pid]["split"], "reviewer": who.get(d.name, a.reviewer),
+                         "request": a.request, "date": a.date,
                          "words": len(src.read_text().split())}
     with prov_path.open("w") as f:
         for r in sorted(prov.values(), key=lambda r: r["review"]):
