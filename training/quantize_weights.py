@@ -11,7 +11,10 @@ batch and on each engine's operator order (onnxruntime differs from itself by ~0
 optimisation levels on such graphs), so tract, onnxruntime and the browser could never agree to
 1e-3. Weight-only int8 keeps the file at ~1/4 of fp32 while every engine computes in f32.
 
-Usage: quantize_weights.py IN.onnx OUT.onnx"""
+Usage: quantize_weights.py IN.onnx OUT.onnx [--fp16 REGEX]
+--fp16 REGEX: weights whose initializer name matches are stored as float16 (a Cast back to f32 at the
+graph's start) instead of int8: the mixed graphs of MODEL_CARD.md, "Stage 3c"."""
+import re
 import sys
 
 import numpy as np
@@ -21,7 +24,7 @@ from onnx import helper, numpy_helper, TensorProto
 MIN_ELEMENTS = 4096  # small tensors (biases, LayerNorm, the 3-way head) stay f32
 
 
-def main(src, dst):
+def main(src, dst, fp16=None):
     model = onnx.load(src)
     g = model.graph
     inits = {i.name: i for i in g.initializer}
@@ -36,6 +39,12 @@ def main(src, dst):
         w = numpy_helper.to_array(inits[name])
         if w.dtype != np.float32 or w.ndim != 2 or w.size < MIN_ELEMENTS:
             kept_f32 += 1
+            continue
+        if fp16 and re.search(fp16, name):
+            g.initializer.remove(inits[name])
+            g.initializer.append(numpy_helper.from_array(w.astype(np.float16), f"{name}__h"))
+            new_nodes.append(helper.make_node("Cast", [f"{name}__h"], [name], name=f"{name}__cast",
+                                              to=TensorProto.FLOAT))
             continue
         amax = np.abs(w).max(axis=1 - axis)
         scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
@@ -61,4 +70,12 @@ def main(src, dst):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    args = sys.argv[1:]
+    f16 = None
+    if "--fp16" in args:
+        i = args.index("--fp16")
+        f16 = args[i + 1]
+        del args[i : i + 2]
+    if len(args) != 2:
+        raise SystemExit(__doc__)
+    main(args[0], args[1], f16)
