@@ -7,6 +7,8 @@ import json
 import random
 import os
 
+import numpy as np
+
 LABELS = ["entailment", "neutral", "contradiction"]
 LABEL2ID = {l: i for i, l in enumerate(LABELS)}
 ENTAIL = 0
@@ -99,3 +101,30 @@ def cross_paper_pairs(rows, seed, per_hyp=2):
             out.append(dict(premise=prem, hypothesis=h, label=LABEL2ID["neutral"], binary=0, src="indomain",
                             kind="cross", item_id="cross", paper_id=pid))
     return out
+
+
+def read_decoding(path, split):
+    """(window, fact) pairs of LLM-written reviews against their own bundles' facts, labelled by LLM
+    annotators under the in-domain brief (data/decoding/README.md): the distribution the decoder
+    meets. `split` is "train" or "heldout" (split by paper)."""
+    out = []
+    for line in open(path):
+        r = json.loads(line)
+        if r["split"] != split:
+            continue
+        out.append(dict(premise=r["window"], hypothesis=r["fact"], label=LABEL2ID[r["label"]], binary=0,
+                        src="decoding", kind=r["why"], item_id=r["pair_id"], paper_id=r["paper"],
+                        model_p=r.get("model_p"), brief=r.get("brief")))
+    return out
+
+
+def decoding_metrics(exs, probs, tau=0.52):
+    """Entailment precision/recall/F1 at the decoder's threshold on P(entailment): what decides a
+    position. Also the share of labelled non-entailments the model puts at >= tau."""
+    y = np.array([e["label"] == ENTAIL for e in exs])
+    hit = probs[:, ENTAIL] >= tau
+    tp = float((hit & y).sum())
+    prec = tp / max(1, hit.sum())
+    rec = tp / max(1, y.sum())
+    f1 = 2 * prec * rec / max(1e-9, prec + rec)
+    return dict(dec_prec=prec, dec_rec=rec, dec_f1=f1, dec_fp_rate=float((hit & ~y).sum() / max(1, (~y).sum())))

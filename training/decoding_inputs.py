@@ -70,12 +70,12 @@ def main() -> int:
         bundle = d / "out/bundle.json"
         status = "built"
         old = before.get(pid)
-        if old and old.get("bundle") and not bundle.exists():
-            bundle.parent.mkdir(exist_ok=True)
-            shutil.copyfile(DATA / old["bundle"], bundle)
         if old and not old.get("bundle"):
             rows.append(old)  # failed before: keep the record, do not retry with another builder
             continue
+        if old and not bundle.exists():
+            bundle.parent.mkdir(exist_ok=True)
+            shutil.copyfile(DATA / old["bundle"], bundle)
         if not bundle.exists():
             print(f"[{i + 1}/{len(chosen)}] build {pid}", file=sys.stderr, flush=True)
             r = subprocess.run(
@@ -96,13 +96,10 @@ def main() -> int:
                 )
             if not old:
                 shutil.copyfile(bundle, DATA / "bundles" / f"{pid}.json")
-        if old:
-            rows.append(old)
-            continue
-        rows.append({"paper": pid, "title": p["title"], "split": split_of(pid),
-                     "source": "../shared/corpus/train-pool/neurips2025-train.jsonl",
-                     "seed": a.seed, "bundle": f"bundles/{pid}.json" if bundle.exists() else None,
-                     "status": status, "builder": builder})
+        rows.append(old or {"paper": pid, "title": p["title"], "split": split_of(pid),
+                            "source": "../shared/corpus/train-pool/neurips2025-train.jsonl",
+                            "seed": a.seed, "bundle": f"bundles/{pid}.json" if bundle.exists() else None,
+                            "status": status, "builder": builder})
     with (DATA / "papers.jsonl").open("w") as f:
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")

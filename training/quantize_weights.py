@@ -14,8 +14,8 @@ optimisation levels on such graphs), so tract, onnxruntime and the browser could
 Usage: quantize_weights.py IN.onnx OUT.onnx [--fp16 REGEX]
 --fp16 REGEX: weights whose initializer name matches are stored as float16 (a Cast back to f32 at the
 graph's start) instead of int8: the mixed graphs of MODEL_CARD.md, "Stage 3c"."""
+import argparse
 import re
-import sys
 
 import numpy as np
 import onnx
@@ -34,7 +34,7 @@ def main(src, dst, fp16=None):
             targets[n.input[1]] = 1
         elif n.op_type == "Gather" and n.input[0] in inits:
             targets[n.input[0]] = 0
-    new_nodes, kept_f32 = [], 0
+    new_nodes, kept_f32, n_fp16 = [], 0, 0
     for name, axis in targets.items():
         w = numpy_helper.to_array(inits[name])
         if w.dtype != np.float32 or w.ndim != 2 or w.size < MIN_ELEMENTS:
@@ -45,6 +45,7 @@ def main(src, dst, fp16=None):
             g.initializer.append(numpy_helper.from_array(w.astype(np.float16), f"{name}__h"))
             new_nodes.append(helper.make_node("Cast", [f"{name}__h"], [name], name=f"{name}__cast",
                                               to=TensorProto.FLOAT))
+            n_fp16 += 1
             continue
         amax = np.abs(w).max(axis=1 - axis)
         scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
@@ -66,16 +67,16 @@ def main(src, dst, fp16=None):
         raise SystemExit("per-axis DequantizeLinear needs opset >= 13")
     onnx.checker.check_model(model)
     onnx.save(model, dst)
-    print(f"quantised {len(new_nodes)} weight tensors to int8 (per-channel), kept {kept_f32} small ones f32 -> {dst}")
+    fp16_note = f", stored {n_fp16} as fp16" if n_fp16 else ""
+    print(f"quantised {len(new_nodes) - n_fp16} weight tensors to int8 (per-channel){fp16_note}, "
+          f"kept {kept_f32} small ones f32 -> {dst}")
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    f16 = None
-    if "--fp16" in args:
-        i = args.index("--fp16")
-        f16 = args[i + 1]
-        del args[i : i + 2]
-    if len(args) != 2:
-        raise SystemExit(__doc__)
-    main(args[0], args[1], f16)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("src", help="fp32 ONNX graph")
+    ap.add_argument("dst", help="output graph")
+    ap.add_argument("--fp16", default=None, metavar="REGEX",
+                    help="store weights whose initializer name matches as fp16 instead of int8")
+    a = ap.parse_args()
+    main(a.src, a.dst, a.fp16)

@@ -28,7 +28,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (ENTAIL, LABEL2ID, cross_paper_pairs, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
+from common import (ENTAIL, LABEL2ID, cross_paper_pairs, decoding_metrics, read_decoding, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
                     read_indomain, read_rte, read_sick)
 
 
@@ -292,23 +292,6 @@ def generic_negatives(model, tok, train, seed, per_hyp, probes=4, top_share=0.05
     return out
 
 
-def read_decoding(path, split):
-    """(window, fact) pairs of LLM-written reviews against their own bundles' facts, labelled by LLM
-    annotators under the in-domain brief (data/decoding/README.md): the distribution the decoder
-    meets. `split` is "train" or "heldout" (split by paper)."""
-    import json
-
-    out = []
-    for line in open(path):
-        r = json.loads(line)
-        if r["split"] != split:
-            continue
-        out.append(dict(premise=r["window"], hypothesis=r["fact"], label=LABEL2ID[r["label"]], binary=0,
-                        src="decoding", kind=r["why"], item_id=r["pair_id"], paper_id=r["paper"],
-                        model_p=r.get("model_p")))
-    return out
-
-
 CONTENT_RE = re.compile(r"[A-Za-z][A-Za-z\-]{4,}")
 
 
@@ -347,18 +330,6 @@ def decoding_rule_pairs(dec, seed, swap=True, generic=True):
     print(f"decoding rule pairs: {n_swap} detail swaps (contradiction), {len(out) - n_swap} generic windows x facts "
           f"(neutral)", flush=True)
     return out
-
-
-def decoding_metrics(exs, probs, tau=0.52):
-    """Entailment precision/recall/F1 at the decoder's threshold on P(entailment): what decides a
-    position. Also the share of labelled non-entailments the model puts at >= tau."""
-    y = np.array([e["label"] == ENTAIL for e in exs])
-    hit = probs[:, ENTAIL] >= tau
-    tp = float((hit & y).sum())
-    prec = tp / max(1, hit.sum())
-    rec = tp / max(1, y.sum())
-    f1 = 2 * prec * rec / max(1e-9, prec + rec)
-    return dict(dec_prec=prec, dec_rec=rec, dec_f1=f1, dec_fp_rate=float((hit & ~y).sum() / max(1, (~y).sum())))
 
 
 def spurious_rate(model, tok, exs, seed):
