@@ -5,19 +5,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+# Each step prints the seconds since the start, so a slow CI run shows where its time went.
+step() { echo "== $* [t+${SECONDS}s]"; }
 
+step "test environment (scripts/setup-test-env.sh)"
 scripts/setup-test-env.sh
 rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 
-echo "== cargo fmt --check"
+step "cargo fmt --check"
 cargo fmt --all -- --check
-echo "== cargo clippy -D warnings"
+step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
-echo "== the fuzz targets compile (fuzz/ is its own workspace; checked on stable, run by scripts/fuzz.sh)"
+step "the fuzz targets compile (fuzz/ is its own workspace; checked on stable, run by scripts/fuzz.sh)"
 # libfuzzer-sys's build script compiles libFuzzer (C++) even for a check. Not --locked: fuzz/Cargo.lock
 # follows the workspace's dependencies, and a workspace change that forgets it must not fail the suite.
 cargo check --manifest-path fuzz/Cargo.toml --bins
-echo "== the browser detector depends on core + infer only: no build/eval crate, no CLI, PDF, HTTP or async crates"
+step "the browser detector depends on core + infer only: no build/eval crate, no CLI, PDF, HTTP or async crates"
 wasm_deps=$(cargo tree -p semtrace-detector-wasm --target wasm32-unknown-unknown -e normal --prefix none)
 for needed in semtrace-core semtrace-infer; do
   echo "$wasm_deps" | grep -q "^$needed " || { echo "cargo tree gave no $needed"; exit 1; }
@@ -25,7 +28,7 @@ done
 forbidden=$(echo "$wasm_deps" | awk '{print $1}' | sort -u \
   | grep -E '^(semtrace|semtrace-build|semtrace-eval|lopdf|pdf-extract|reqwest|hyper|rustls|tokio|clap)$' || true)
 [ -z "$forbidden" ] || { echo "detector-wasm depends on: $forbidden"; exit 1; }
-echo "== the crates below the CLI depend only downward: core on no other semtrace crate, infer/build/eval on core alone, source on build, pipeline on core/build/source, protect on core/source (no ML runtime, CLI, HTTP or async crates)"
+step "the crates below the CLI depend only downward: core on no other semtrace crate, infer/build/eval on core alone, source on build, pipeline on core/build/source, protect on core/source (no ML runtime, CLI, HTTP or async crates)"
 core_deps=$(cargo tree -p semtrace-core -e normal --prefix none | awk '{print $1}' | grep '^semtrace' | sort -u)
 [ "$core_deps" = "semtrace-core" ] || { echo "semtrace-core depends on: $core_deps"; exit 1; }
 for upper in semtrace-infer semtrace-build semtrace-eval; do
@@ -44,14 +47,15 @@ protect_forbidden=$(cargo tree -p semtrace-protect -e normal --prefix none | awk
 [ -z "$protect_forbidden" ] || { echo "semtrace-protect depends on: $protect_forbidden"; exit 1; }
 core_ml=$(cargo tree -p semtrace-core -e normal --prefix none | awk '{print $1}' | grep -E '^(tract-onnx|tract-core|tokenizers)$' || true)
 [ -z "$core_ml" ] || { echo "semtrace-core depends on an ML runtime: $core_ml"; exit 1; }
-echo "== core, infer and the shim build for wasm32-unknown-unknown"
+step "core, infer and the shim build for wasm32-unknown-unknown"
 cargo check -p semtrace-core -p semtrace-infer -p semtrace-detector-wasm --target wasm32-unknown-unknown
-echo "== build the CLI the end-to-end tests run"
+step "build the CLI the end-to-end tests run"
 cargo build -p semtrace
-echo "== build the browser detector site (target/site) the browser tests serve"
+step "build the browser detector site (target/site) the browser tests serve"
 scripts/build-site.sh target/site
-echo "== the wasm shim's own tests, in Node (wasm-bindgen-test; release reuses the site's build)"
+step "the wasm shim's own tests, in Node (wasm-bindgen-test; release reuses the site's build)"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$PWD/target/tools/bin/wasm-bindgen-test-runner" \
   cargo test -p semtrace-detector-wasm --target wasm32-unknown-unknown --release --test node
-echo "== tests"
+step "tests"
 cargo test --workspace --no-fail-fast
+step "done"
