@@ -21,7 +21,10 @@ TOOLS=target/tools
 WB="$TOOLS/bin/wasm-bindgen"
 if ! { [ -x "$WB" ] && "$WB" --version | grep -q " $WB_VERSION\$"; }; then
   say "installing wasm-bindgen-cli $WB_VERSION under $TOOLS (once; a few minutes)"
-  cargo install -q wasm-bindgen-cli --version "$WB_VERSION" --root "$TOOLS" --force
+  # Only the wasm-bindgen binary, lightly optimised to build fast: it post-processes one module per
+  # build, in seconds either way, and CI builds it from scratch on every run.
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install -q wasm-bindgen-cli --version "$WB_VERSION" --root "$TOOLS" --force --bin wasm-bindgen
 fi
 
 say "compiling the detector for wasm32 (release)"

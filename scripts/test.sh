@@ -19,7 +19,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "the fuzz targets compile (fuzz/ is its own workspace; checked on stable, run by scripts/fuzz.sh)"
 # libfuzzer-sys's build script compiles libFuzzer (C++) even for a check. Not --locked: fuzz/Cargo.lock
 # follows the workspace's dependencies, and a workspace change that forgets it must not fail the suite.
-cargo check --manifest-path fuzz/Cargo.toml --bins
+cargo check --manifest-path fuzz/Cargo.toml --bins --target-dir target
 step "the browser detector depends on core + infer only: no build/eval crate, no CLI, PDF, HTTP or async crates"
 wasm_deps=$(cargo tree -p semtrace-detector-wasm --target wasm32-unknown-unknown -e normal --prefix none)
 for needed in semtrace-core semtrace-infer; do
@@ -47,15 +47,13 @@ protect_forbidden=$(cargo tree -p semtrace-protect -e normal --prefix none | awk
 [ -z "$protect_forbidden" ] || { echo "semtrace-protect depends on: $protect_forbidden"; exit 1; }
 core_ml=$(cargo tree -p semtrace-core -e normal --prefix none | awk '{print $1}' | grep -E '^(tract-onnx|tract-core|tokenizers)$' || true)
 [ -z "$core_ml" ] || { echo "semtrace-core depends on an ML runtime: $core_ml"; exit 1; }
-step "core, infer and the shim build for wasm32-unknown-unknown"
-cargo check -p semtrace-core -p semtrace-infer -p semtrace-detector-wasm --target wasm32-unknown-unknown
 step "build the CLI the end-to-end tests run"
 cargo build -p semtrace
-step "build the browser detector site (target/site) the browser tests serve"
+# The site build is also the wasm32 build of core, infer and the shim (release, as shipped).
+step "build the browser detector site (target/site): the wasm32 build of core, infer and the shim"
 scripts/build-site.sh target/site
-step "the wasm shim's own tests, in Node (wasm-bindgen-test; release reuses the site's build)"
-CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$PWD/target/tools/bin/wasm-bindgen-test-runner" \
-  cargo test -p semtrace-detector-wasm --target wasm32-unknown-unknown --release --test node
+step "the wasm shim's own tests, in Node, on the site's build"
+SEMTRACE_SITE="$PWD/target/site" node --test detector-wasm/tests/node.mjs
 step "tests"
 cargo test --workspace --no-fail-fast
 step "done"

@@ -36,6 +36,9 @@ def main() -> None:
                      read_decoding(a.labels, "heldout"))
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
+    # f32 arithmetic as tract and the browser run it (evaluate.py: ENABLE_ALL fuses int8 weights into
+    # integer kernels that also quantise activations).
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
     for spec in a.models:
         name, sep, path = spec.partition("=")
         if not sep:

@@ -20,7 +20,7 @@ use wasm_bindgen::prelude::*;
 /// The shapes of the plain objects this module takes and returns, for TypeScript users and for the
 /// JSDoc of the generated glue (the functions below name them with `unchecked_*_type`). `Report`
 /// is `semtrace_core::report::Report` as `semtrace detect --json` prints it; a test in
-/// `tests/node.rs` checks a real report against these field lists.
+/// `tests/node.mjs` checks a real report against these field lists.
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
 export type Verdict = "exposed" | "not_exposed" | "ineligible";
