@@ -19,7 +19,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "the fuzz targets compile (fuzz/ is its own workspace; checked on stable, run by scripts/fuzz.sh)"
 # libfuzzer-sys's build script compiles libFuzzer (C++) even for a check. Not --locked: fuzz/Cargo.lock
 # follows the workspace's dependencies, and a workspace change that forgets it must not fail the suite.
-cargo check --manifest-path fuzz/Cargo.toml --bins --target-dir target
+cargo check --manifest-path fuzz/Cargo.toml --bins
 step "the browser detector depends on core + infer only: no build/eval crate, no CLI, PDF, HTTP or async crates"
 wasm_deps=$(cargo tree -p semtrace-detector-wasm --target wasm32-unknown-unknown -e normal --prefix none)
 for needed in semtrace-core semtrace-infer; do
