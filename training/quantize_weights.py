@@ -27,8 +27,8 @@ MIN_ELEMENTS = 4096  # small tensors (biases, LayerNorm, the 3-way head) stay f3
 def group_nodes(name, w, group):
     """int8 with one scale per (group of `group` input rows, output column) for a MatMul weight
     [in, out]: Cast, Reshape to [in/group, group, out], Mul by the scales, Reshape back. Plain
-    operators (no DequantizeLinear block_size, which needs opset 21), all constant: engines fold them
-    at load. A weight's outlying input rows then get their own scale instead of the column's."""
+    operators (no DequantizeLinear block_size, which needs opset 21), all constant: semtrace-infer's
+    fold_constants turns them into one f32 weight at load (check_tract.py: tract = onnxruntime). A weight's outlying input rows then get their own scale instead of the column's."""
     rows, cols = w.shape
     g = w.reshape(rows // group, group, cols)
     amax = np.abs(g).max(axis=1, keepdims=True)
