@@ -24,6 +24,16 @@ def sha256(path):
     return h.hexdigest()
 
 
+def quant_text(group):
+    if group:
+        return (f"weight-only int8 (training/quantize_weights.py --group {group}): MatMul weights stored as int8 with "
+                f"one symmetric scale per {group} input rows and output column (Cast, Reshape, Mul, Reshape of "
+                "constants, folded to f32 when the graph is loaded), embedding tables int8 with per-row scales "
+                "(DequantizeLinear); activations f32")
+    return ("weight-only int8 (training/quantize_weights.py): MatMul weights and embedding tables stored "
+            "as int8 with per-channel symmetric scales, DequantizeLinear to f32; activations f32")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", default="training/work")
@@ -38,6 +48,8 @@ def main():
                     help="metrics.json of the previous default whose training_dev_history entries are kept "
                          "(a later stage starts from that model's weights)")
     ap.add_argument("--training", default=None, help="config.json 'training' text (default: stages 1-2)")
+    ap.add_argument("--group", type=int, default=0,
+                    help="the int8 graph was made with quantize_weights.py --group N (recorded in config.json)")
     args = ap.parse_args()
 
     mpath = os.path.join(args.out, "metrics.json")
@@ -113,9 +125,7 @@ def main():
             "output_shape": ["batch", 3],
             "postprocess": "softmax over the last axis; P(entailment) = probs[entailment_index]",
             "precision": ship,
-            "quantization": ("weight-only int8 (training/quantize_weights.py): MatMul weights and embedding tables stored "
-                             "as int8 with per-channel symmetric scales, DequantizeLinear to f32; activations f32") if ship == "int8"
-                            else "none (fp32)",
+            "quantization": (quant_text(args.group)) if ship == "int8" else "none (fp32)",
         },
         "training": args.training or ("fine-tuned from the backbone as a cross-encoder on the SemTrace in-domain NLI train split "
                      "(paper propositions vs peer-review windows, 3-way cross-entropy) plus GLUE RTE train "
