@@ -204,7 +204,12 @@ fn replay(paper: &str) {
         distinct.len() >= 3,
         "{paper}: the control reviews barely inform the priors: {distinct:?}"
     );
-    assert!(rs.iter().any(|&r| r < 0.5) && rs.iter().any(|&r| r > 0.5));
+    // Real priors are not the offline ½ everywhere. (Since the stage-3c model, word2vec's controls
+    // mention no fact in more than 3 of 6 reviews, so "some above ½" no longer holds there.)
+    assert!(
+        rs.iter().any(|&r| r < 0.5),
+        "{paper}: no fact is below the uninformed prior ½: {distinct:?}"
+    );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(
         md.contains("priors: llm — r_f from 4 selection-only controls"),
