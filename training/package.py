@@ -24,6 +24,17 @@ def sha256(path):
     return h.hexdigest()
 
 
+def int8_group(path):
+    """N of quantize_weights.py --group N, read from the graph (its `__gshape` constants hold
+    [rows/N, N, cols]); 0 for per-channel int8."""
+    import onnx
+    from onnx import numpy_helper
+    for t in onnx.load(path).graph.initializer:
+        if t.name.endswith("__gshape"):
+            return int(numpy_helper.to_array(t)[1])
+    return 0
+
+
 def quant_text(group):
     if group:
         return (f"weight-only int8 (training/quantize_weights.py --group {group}): MatMul weights stored as int8 with "
@@ -48,8 +59,6 @@ def main():
                     help="metrics.json of the previous default whose training_dev_history entries are kept "
                          "(a later stage starts from that model's weights)")
     ap.add_argument("--training", default=None, help="config.json 'training' text (default: stages 1-2)")
-    ap.add_argument("--group", type=int, default=0,
-                    help="the int8 graph was made with quantize_weights.py --group N (recorded in config.json)")
     args = ap.parse_args()
 
     mpath = os.path.join(args.out, "metrics.json")
@@ -125,7 +134,7 @@ def main():
             "output_shape": ["batch", 3],
             "postprocess": "softmax over the last axis; P(entailment) = probs[entailment_index]",
             "precision": ship,
-            "quantization": (quant_text(args.group)) if ship == "int8" else "none (fp32)",
+            "quantization": quant_text(int8_group(dst)) if ship == "int8" else "none (fp32)",
         },
         "training": args.training or ("fine-tuned from the backbone as a cross-encoder on the SemTrace in-domain NLI train split "
                      "(paper propositions vs peer-review windows, 3-way cross-entropy) plus GLUE RTE train "
