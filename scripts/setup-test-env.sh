@@ -13,8 +13,8 @@ if [ ! -x "$ENV_DIR/venv/bin/python" ]; then
   echo "setup-test-env: creating Python venv"
   "$PY" -m venv "$ENV_DIR/venv"
 fi
-if ! "$ENV_DIR/venv/bin/python" -c "import onnxruntime, tokenizers, numpy" 2>/dev/null; then
-  echo "setup-test-env: installing onnxruntime, tokenizers, numpy (prebuilt wheels)"
+if ! "$ENV_DIR/venv/bin/python" -c "import onnxruntime, tokenizers, numpy, onnx" 2>/dev/null; then
+  echo "setup-test-env: installing onnxruntime, tokenizers, numpy, onnx (prebuilt wheels)"
   "$ENV_DIR/venv/bin/pip" install -q --only-binary=:all: -r scripts/requirements-test.txt
 fi
 

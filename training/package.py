@@ -14,6 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import LABEL2ID, LABELS, MAX_LEN, backbone_dir  # noqa: E402
+from quantize_weights import int8_group  # noqa: E402
 
 
 def sha256(path):
@@ -22,17 +23,6 @@ def sha256(path):
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def int8_group(path):
-    """N of quantize_weights.py --group N, read from the graph (its `__gshape` constants hold
-    [rows/N, N, cols]); 0 for per-channel int8."""
-    import onnx
-    from onnx import numpy_helper
-    for t in onnx.load(path).graph.initializer:
-        if t.name.endswith("__gshape"):
-            return int(numpy_helper.to_array(t)[1])
-    return 0
 
 
 def quant_text(group):

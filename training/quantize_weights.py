@@ -44,6 +44,15 @@ def group_nodes(name, w, group):
     return inits, nodes
 
 
+def int8_group(path):
+    """N of `--group N`, read back from a graph this script wrote (its `__gshape` constants hold
+    [rows/N, N, cols]); 0 for per-channel int8. package.py records it in config.json."""
+    for t in onnx.load(path).graph.initializer:
+        if t.name.endswith("__gshape"):
+            return int(numpy_helper.to_array(t)[1])
+    return 0
+
+
 def main(src, dst, fp16=None, group=None):
     model = onnx.load(src)
     g = model.graph
@@ -110,4 +119,6 @@ if __name__ == "__main__":
     ap.add_argument("--group", type=int, default=None, metavar="N",
                     help="MatMul weights: one int8 scale per N input rows and output column (not per column)")
     a = ap.parse_args()
+    if a.group is not None and a.group < 1:
+        ap.error(f"--group must be a positive number of rows, not {a.group}")
     main(a.src, a.dst, a.fp16, a.group)
