@@ -98,12 +98,15 @@ impl Default for FastOptions {
         // lowered 0.02 → 0.01 with the stage-3b model, which put 5 of 636 human-review positions
         // just under 0.02, then to 0.005 with top 4 for ≥ 99.5% position agreement on all 182
         // human reviews against their own papers' bundles
-        // (docs/performance/2026-11-27-fast-decoder-budget.md).
+        // (docs/performance/2026-11-27-fast-decoder-budget.md). Hub threshold 0.003 → 0.002 with
+        // the stage-3c model, which left two positions of LLM-written null reviews `absent` (99.2%):
+        // the cheapest budget ≥ 99.5% of positions on both the 185 human reviews and llm-reviews
+        // (docs/performance/2026-11-29-fast-decoder-budget-stage3c.md).
         FastOptions {
             top: 4,
             extend: 1,
             probes: 1,
-            hub_threshold: 0.003,
+            hub_threshold: 0.002,
             escalate_from: 0.005,
             verdict_margin: Some(3),
         }
