@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Full reproduction of models/semtrace-nli-minilm from the repository root:
-#   bash training/run.sh
-# Needs Python 3.11 and the shared data at ../shared/data/nli (read in place, never copied).
-# Resumable: re-running continues from training/checkpoints/last.pt.
+# Full reproduction of the default model, models/semtrace-nli-minilm (stage 3c), from the repository root:
+#   bash training/run.sh                  # every stage below, in order
+#   bash training/run.sh stage3c package  # only the named stages (each needs the ones before it to have run)
+# Stages: stage1, stage2 (the stages-1-2 model), stage12-graph (its int8 graph, the default of 2026-11-25, turned
+# back into a checkpoint), stage3c (trained on the decoding-distribution pairs of training/data/decoding/, exported,
+# int8 per 32 input rows), package (evaluate, then models/semtrace-nli-minilm/), check (tract = onnxruntime, SHA-256),
+# sample (tests/fixtures/sample-bundle.json records the model). One command per stage; all seeded (train_nli.py
+# --seed 13 by default) and resumable: a training stage re-run continues from the last.pt of its --ckpt-dir,
+# the others are minutes and simply re-run.
+# Needs Python 3.11, ../shared/data/nli (read in place, never copied) and training/data/decoding/.
+# Times on 2 CPU cores: stage1 ~45 min, stage2 ~32 min, stage3c ~28 min (456 steps), the rest minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=training/.venv/bin/python
@@ -12,36 +19,81 @@ if [ ! -x "$PY" ]; then
   training/.venv/bin/pip install -r training/requirements.txt
 fi
 OUT=models/semtrace-nli-minilm
-mkdir -p "$OUT" training/work
+CK=training/checkpoints
+mkdir -p "$OUT" training/work "$CK/stage2-generic"
+STAGES=("$@")
+[ ${#STAGES[@]} -gt 0 ] || STAGES=(stage1 stage2 stage12-graph stage3c package check sample)
 
-mkdir -p training/checkpoints/stage2-generic
-# 1a. stage 1: 2 epochs over in-domain train + RTE train (~45 min on 2 busy CPU cores); best.pt on in-domain dev
-$PY training/train_nli.py --epochs 2 --bs 32 --lr 5e-5 --freeze-word-emb --bf16 --eval-every 319 --save-every 40 \
-  --log-every 10 2>&1 | tee -a training/checkpoints/train.log
-cp training/checkpoints/best.pt training/checkpoints/stage1_best.pt
-# 1b. stage 2: 2 more epochs on in-domain train + verbatim-statement entailments (alone and framed by generic reviewer
-#     sentences) + one neutral pair per proposition with a generic review window of another paper (mined first with
-#     the stage-1 model, ~3 min), lr 3e-5 (~32 min on 2 idle cores); best.pt on in-domain dev
-$PY training/train_nli.py --init training/checkpoints/stage1_best.pt --ckpt-dir training/checkpoints/stage2-generic \
-  --no-rte --identity-aug --identity-frames --generic-neg 1 --epochs 2 --bs 32 --lr 3e-5 --warmup 0.05 \
-  --freeze-word-emb --bf16 --eval-every 125 --save-every 40 --log-every 20 \
-  2>&1 | tee -a training/checkpoints/stage2-generic/train.log
-# 2. export fp32 ONNX (opset 14, dynamic batch/seq) and weight-only int8 (quantize_weights.py)
-$PY training/export_onnx.py --ckpt training/checkpoints/stage2-generic/best.pt --out-dir training/work
+# config.json's "training" text of the shipped stage 3c (package.py writes it).
+TRAINING_TEXT="stage 3c of the stages-1-2 model (e2f6f6371261; see training/README.md): its int8 graph turned back \
+into a checkpoint (training/onnx_to_ckpt.py), then 0.6 epoch (456 steps, batch 32, AdamW lr 5e-5, 5% warm-up, fp32, \
+word embeddings frozen) over the in-domain train split, verbatim-statement entailments, the train split of \
+training/data/decoding/labels.jsonl (both batches: LLM-written reviews of the 23 train-split papers of 29 train-pool \
+papers against their bundles' facts, helper-annotated) x4 and pairs made by rule from it (detail swaps -> \
+contradiction, generic windows x every fact -> neutral); evaluated once at the end. Quantised with one int8 scale \
+per 32 input rows (quantize_weights.py --group 32). See MODEL_CARD.md, 'Stage 3c'."
 
-# 3. evaluate both with onnxruntime
-$PY training/evaluate.py --model fp32=training/work/model.fp32.onnx --model int8=training/work/model.int8.onnx \
-  --out "$OUT/metrics.json"
-# (the per-tensor int8 comparison in MODEL_CARD.md was made on the previous model: export_onnx.py --per-tensor into
-#  training/work/stage2 + evaluate.py --out training/work/stage2/metrics.json)
+run_stage() {
+  case "$1" in
+  stage1)
+    # 2 epochs over in-domain train + RTE train; best.pt on in-domain dev
+    $PY training/train_nli.py --epochs 2 --bs 32 --lr 5e-5 --freeze-word-emb --bf16 --eval-every 319 --save-every 40 \
+      --log-every 10 2>&1 | tee -a "$CK/train.log"
+    cp "$CK/best.pt" "$CK/stage1_best.pt" ;;
+  stage2)
+    # 2 more epochs on in-domain train + verbatim-statement entailments (alone and framed by generic reviewer
+    # sentences) + one neutral pair per proposition with a generic review window of another paper (mined first
+    # with the stage-1 model, ~3 min), lr 3e-5; best.pt on in-domain dev
+    $PY training/train_nli.py --init "$CK/stage1_best.pt" --ckpt-dir "$CK/stage2-generic" \
+      --no-rte --identity-aug --identity-frames --generic-neg 1 --epochs 2 --bs 32 --lr 3e-5 --warmup 0.05 \
+      --freeze-word-emb --bf16 --eval-every 125 --save-every 40 --log-every 20 \
+      2>&1 | tee -a "$CK/stage2-generic/train.log" ;;
+  stage12-graph)
+    # The stages-1-2 model as it shipped (e2f6f6371261: fp32 ONNX, opset 14, per-channel weight-only int8), then
+    # that int8 graph back into a checkpoint: stage 3c started from the shipped weights, not the torch ones.
+    $PY training/export_onnx.py --ckpt "$CK/stage2-generic/best.pt" --out-dir training/work/stage12
+    $PY training/onnx_to_ckpt.py training/work/stage12/model.int8.onnx "$CK/stage12.pt" ;;
+  stage3c)
+    $PY training/train_nli.py --init "$CK/stage12.pt" --ckpt-dir "$CK/stage3c" \
+      --no-rte --identity-aug --decoding training/data/decoding/labels.jsonl --decoding-repeat 4 --decoding-rules \
+      --epochs 0.6 --bs 32 --lr 5e-5 --warmup 0.05 --freeze-word-emb --eval-every 1000 --save-every 40 --log-every 25 \
+      2>&1 | tee -a training/work/stage3c-train.log
+    $PY training/export_onnx.py --ckpt "$CK/stage3c/best.pt" --out-dir training/work/stage3c
+    # The shipped int8: one scale per 32 input rows of each MatMul weight column (MODEL_CARD.md, "Stage 3c")
+    $PY training/quantize_weights.py training/work/stage3c/model.fp32.onnx training/work/stage3c/model.int8.onnx \
+      --group 32 ;;
+  package)
+    # onnxruntime on both graphs (in-domain dev, RTE, SICK), then int8 is shipped if within 1 point of fp32 on
+    # in-domain dev accuracy (package.py), with the training histories of the three stages in metrics.json
+    $PY training/evaluate.py --model fp32=training/work/stage3c/model.fp32.onnx \
+      --model int8=training/work/stage3c/model.int8.onnx --bs 8 --out "$OUT/metrics.json"
+    $PY training/package.py --work training/work/stage3c --out "$OUT" \
+      --ckpts stage1="$CK/stage1_best.pt" stage2="$CK/stage2-generic/best.pt" stage3c="$CK/stage3c/best.pt" \
+      --training "$TRAINING_TEXT" ;;
+  check)
+    # the shipped graph in tract 0.23 against onnxruntime (random shapes + in-domain dev accuracy)
+    $PY training/check_tract.py "$OUT/model.onnx" --dev
+    sha256sum "$OUT/model.onnx" ;;
+  sample)
+    # the sample bundle records the default model's SHA-256
+    python3 tests/fixtures/make_sample_bundle.py ;;
+  *)
+    echo "run.sh: unknown stage '$1' (stage1 stage2 stage12-graph stage3c package check sample)" >&2
+    exit 2 ;;
+  esac
+}
+for st in "${STAGES[@]}"; do
+  echo "== training/run.sh: $st"
+  run_stage "$st"
+done
 
-# 4. package (int8 is shipped if within 1 point of fp32 on in-domain dev accuracy; see package.py)
-$PY training/package.py --work training/work --out "$OUT"
-
-# 5. run the shipped graph in tract 0.23 and compare with onnxruntime (random shapes + in-domain dev accuracy)
-$PY training/check_tract.py "$OUT/model.onnx" --dev
-sha256sum "$OUT/model.onnx"
-
+# Earlier recipes, kept for the MODEL_CARD.md comparisons:
+# The stages-1-2 default (2026-11-25 to 11-26) was packaged from training/work after stage2 above:
+#   $PY training/export_onnx.py --ckpt training/checkpoints/stage2-generic/best.pt --out-dir training/work
+#   $PY training/evaluate.py --model fp32=training/work/model.fp32.onnx --model int8=training/work/model.int8.onnx \
+#     --out models/semtrace-nli-minilm/metrics.json
+#   $PY training/package.py --work training/work --out models/semtrace-nli-minilm
+#
 # The with-SICK comparison variant (not shipped; MODEL_CARD.md "SICK variant"), when wanted:
 #   $PY training/train_nli.py --sick --ckpt-dir training/checkpoints/sick --epochs 2 --bs 32 --lr 5e-5 \
 #     --freeze-word-emb --bf16 --save-every 40 --log-every 10 --threads 1

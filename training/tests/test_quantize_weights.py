@@ -65,9 +65,9 @@ def forward(w, ids):
 
 
 def run(path, ids):
-    # The graph's own semantics: at its default level onnxruntime's optimiser fuses DequantizeLinear
-    # into MatMul kernels that differ from the f32 product by ~1e-3 here (tract folds the weights to
-    # f32 instead, which is what engine_reference.rs compares on the shipped model).
+    # The graph's own semantics: at its default level onnxruntime 1.32 (the training venv) fuses
+    # DequantizeLinear into integer MatMul kernels that differ from the f32 product by ~1e-3 here;
+    # tract folds the weights to f32 instead (engine_reference.rs compares it on the shipped model).
     opts = ort.SessionOptions()
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
