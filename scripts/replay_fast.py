@@ -275,7 +275,8 @@ def main():
     # (3, 1, 1, 0.005) is FastOptions::lean(), the default before rounds 3 and 4.
     for t, e, k, thr in [(2, 1, 1, 0.005), (3, 1, 1, 0.005), (3, 3, 1, 0.02), (3, 1, 1, 0.003), (3, 3, 2, 0.005)]:
         strategies[f"bm25 {t}+{e}, {k} probe >= {thr}"] = with_hub_probes(t, e, k, thr)
-    # (3, 1, 1, 0.003, 0.02, 3) is the Rust default (FastOptions::default()).
+    # (3, 1, 1, 0.003, 0.02, 3) was the Rust default until 2026-11-27; FastOptions::default() is now top 4,
+    # hub 0.002, escalate 0.005, margin 3 (docs/performance/2026-11-29-fast-decoder-budget-stage3c.md).
     for thr, esc, margin in [(0.005, 0.1, None), (0.005, 0.02, None), (0.003, 0.02, None),
                              (0.003, 0.02, 3), (0.003, 0.01, 3), (0.002, 0.02, 3)]:
         strategies[f"3+1 >= {thr}, escalate >= {esc}, margin {margin}"] = \

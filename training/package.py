@@ -138,6 +138,7 @@ def main():
     }
     with open(os.path.join(args.out, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
+        f.write("\n")
     print(f"shipped {ship}: {dst} {size} bytes sha256 {digest}")
 
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Full reproduction of the default model, models/semtrace-nli-minilm (stage 3c), from the repository root:
-#   bash training/run.sh                  # every stage below, in order
+#   bash training/run.sh                  # the shipped model: stage12-graph stage3c package check sample
 #   bash training/run.sh stage3c package  # only the named stages (each needs the ones before it to have run)
-# Stages: stage1, stage2 (the stages-1-2 model), stage12-graph (its int8 graph, the default of 2026-11-25, turned
-# back into a checkpoint), stage3c (trained on the decoding-distribution pairs of training/data/decoding/, exported,
-# int8 per 32 input rows), package (evaluate, then models/semtrace-nli-minilm/), check (tract = onnxruntime, SHA-256),
-# sample (tests/fixtures/sample-bundle.json records the model). One command per stage; all seeded (train_nli.py
-# --seed 13 by default) and resumable: a training stage re-run continues from the last.pt of its --ckpt-dir,
-# the others are minutes and simply re-run.
+# Stages: stage12-graph (the stages-1-2 model's int8 graph as it shipped, e2f6f6371261, taken from git history and
+# checked by SHA-256, turned back into a checkpoint: stage 3c started from it), stage3c (trained on the
+# decoding-distribution pairs of training/data/decoding/, exported, int8 per 32 input rows), package (evaluate, then
+# models/semtrace-nli-minilm/), check (tract = onnxruntime, SHA-256), sample (tests/fixtures/sample-bundle.json
+# records the model). The stages-1-2 model itself from scratch: stage1 stage2 stage12-export (the last compares its
+# export with e2f6f6371261; bf16 autocast makes a bit-exact match unlikely on another CPU). One command per stage;
+# all seeded (train_nli.py --seed 13 by default) and resumable: a training stage re-run continues from the last.pt
+# of its --ckpt-dir, the others are minutes and simply re-run.
 # Needs Python 3.11, ../shared/data/nli (read in place, never copied) and training/data/decoding/.
 # Times on 2 CPU cores: stage1 ~45 min, stage2 ~32 min, stage3c ~28 min (456 steps), the rest minutes.
 set -euo pipefail
@@ -22,7 +24,11 @@ OUT=models/semtrace-nli-minilm
 CK=training/checkpoints
 mkdir -p "$OUT" training/work "$CK/stage2-generic"
 STAGES=("$@")
-[ ${#STAGES[@]} -gt 0 ] || STAGES=(stage1 stage2 stage12-graph stage3c package check sample)
+[ ${#STAGES[@]} -gt 0 ] || STAGES=(stage12-graph stage3c package check sample)
+# The stages-1-2 int8 graph (default 2026-11-25 to 11-26) and stage 3b (the default before stage 3c) in git history.
+STAGE12_COMMIT=53006e0
+STAGE12_SHA=e2f6f6371261e586b7d81c0760ec77a3ed30768e16712b8cc6dc4efd740b846c
+STAGE3B_COMMIT=6d354fb
 
 # config.json's "training" text of the shipped stage 3c (package.py writes it).
 TRAINING_TEXT="stage 3c of the stages-1-2 model (e2f6f6371261; see training/README.md): its int8 graph turned back \
@@ -49,10 +55,20 @@ run_stage() {
       --freeze-word-emb --bf16 --eval-every 125 --save-every 40 --log-every 20 \
       2>&1 | tee -a "$CK/stage2-generic/train.log" ;;
   stage12-graph)
-    # The stages-1-2 model as it shipped (e2f6f6371261: fp32 ONNX, opset 14, per-channel weight-only int8), then
-    # that int8 graph back into a checkpoint: stage 3c started from the shipped weights, not the torch ones.
+    # The stages-1-2 model as it shipped (per-channel weight-only int8), from git history, then back into a
+    # checkpoint: stage 3c started from the shipped weights, not the torch ones.
+    mkdir -p training/work/stage12
+    git show "$STAGE12_COMMIT:models/semtrace-nli-minilm/model.onnx" > training/work/stage12/shipped.int8.onnx
+    echo "$STAGE12_SHA  training/work/stage12/shipped.int8.onnx" | sha256sum -c
+    $PY training/onnx_to_ckpt.py training/work/stage12/shipped.int8.onnx "$CK/stage12.pt" ;;
+  stage12-export)
+    # After stage1 and stage2: their export, compared with the shipped stages-1-2 graph.
     $PY training/export_onnx.py --ckpt "$CK/stage2-generic/best.pt" --out-dir training/work/stage12
-    $PY training/onnx_to_ckpt.py training/work/stage12/model.int8.onnx "$CK/stage12.pt" ;;
+    if echo "$STAGE12_SHA  training/work/stage12/model.int8.onnx" | sha256sum -c --quiet; then
+      echo "stage12-export: identical to the shipped stages-1-2 graph"
+    else
+      echo "stage12-export: differs from the shipped stages-1-2 graph (stage12-graph uses the shipped one)"
+    fi ;;
   stage3c)
     $PY training/train_nli.py --init "$CK/stage12.pt" --ckpt-dir "$CK/stage3c" \
       --no-rte --identity-aug --decoding training/data/decoding/labels.jsonl --decoding-repeat 4 --decoding-rules \
@@ -67,8 +83,10 @@ run_stage() {
     # in-domain dev accuracy (package.py), with the training histories of the three stages in metrics.json
     $PY training/evaluate.py --model fp32=training/work/stage3c/model.fp32.onnx \
       --model int8=training/work/stage3c/model.int8.onnx --bs 8 --out "$OUT/metrics.json"
-    $PY training/package.py --work training/work/stage3c --out "$OUT" \
-      --ckpts stage1="$CK/stage1_best.pt" stage2="$CK/stage2-generic/best.pt" stage3c="$CK/stage3c/best.pt" \
+    # metrics.json keeps the previous defaults' training histories and stage 3b's figures, as committed
+    git show "$STAGE3B_COMMIT:models/semtrace-nli-minilm/metrics.json" > training/work/stage3b-metrics.json
+    $PY training/package.py --work training/work/stage3c --out "$OUT" --ckpts stage3c="$CK/stage3c/best.pt" \
+      --history-from training/work/stage3b-metrics.json --extra previous_default_stage3b=training/work/stage3b-metrics.json \
       --training "$TRAINING_TEXT" ;;
   check)
     # the shipped graph in tract 0.23 against onnxruntime (random shapes + in-domain dev accuracy)
@@ -78,7 +96,7 @@ run_stage() {
     # the sample bundle records the default model's SHA-256
     python3 tests/fixtures/make_sample_bundle.py ;;
   *)
-    echo "run.sh: unknown stage '$1' (stage1 stage2 stage12-graph stage3c package check sample)" >&2
+    echo "run.sh: unknown stage '$1' (stage12-graph stage3c package check sample; stage1 stage2 stage12-export)" >&2
     exit 2 ;;
   esac
 }

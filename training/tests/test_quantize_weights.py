@@ -111,6 +111,17 @@ class QuantizeWeights(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         return path, r.stdout
 
+    def check_full_range(self, init, name, kind):
+        """Each scale is its channel's (or group's) max |w| / 127: the largest stored value is ±127.
+        A step merely bounding the error would let a coarser scale pass."""
+        q = np.abs(init[f"{name}__q"].astype(np.int32))
+        if kind == "group":
+            rows_g, group, cols = init[f"{name}__gshape"]
+            peak = q.reshape(rows_g, group, cols).max(axis=1)
+        else:
+            peak = q.max(axis=0 if kind == "column" else 1)
+        self.assertTrue(np.all(peak == 127), f"{name}: peaks {np.unique(peak)}")
+
     def check_exact(self, path, deq):
         """The graph computes with exactly the dequantised weights, and each is within half a step."""
         for name, (wq, scale) in deq.items():
@@ -133,6 +144,9 @@ class QuantizeWeights(unittest.TestCase):
         self.assertEqual(init["b1"].dtype, np.float32)
         self.check_exact(path, {"emb": dequantised(init, "emb", "row"),
                                 **{n: dequantised(init, n, "column") for n in ("w1", "w2", "w3")}})
+        self.check_full_range(init, "emb", "row")
+        for n in ("w1", "w2", "w3"):
+            self.check_full_range(init, n, "column")
         self.assertEqual(int8_group(path), 0)
         self.assertLess(os.path.getsize(path), 0.4 * os.path.getsize(self.fp32))
 
@@ -144,6 +158,8 @@ class QuantizeWeights(unittest.TestCase):
         deq = {"emb": dequantised(init, "emb", "row"), "w1": dequantised(init, "w1", "group"),
                "w2": dequantised(init, "w2", "group"), "w3": dequantised(init, "w3", "column")}
         self.check_exact(path, deq)
+        for n, kind in (("emb", "row"), ("w1", "group"), ("w2", "group"), ("w3", "column")):
+            self.check_full_range(init, n, kind)
         self.assertEqual(int8_group(path), 32)
         # Why groups: the outlying row 5 no longer sets the step of rows 32..63, which carry no outlier.
         pc = dequantised(stored(self.quantise("pc2.onnx")[0]), "w1", "column")[0]
