@@ -519,8 +519,9 @@ pub struct FastArgs {
     #[arg(long = "fast-escalate", value_name = "P|off", default_value_t = semtrace_core::detect::FastOptions::default().escalate_from,
           value_parser = probability_or_off)]
     pub escalate: f32,
-    /// Fast decoder, round 4: every pair is scored once the observed positions come within
-    /// this many of the bundle's o_min ("off": never).
+    /// Fast decoder, rounds 4–5: once the observed positions come within this many of the
+    /// bundle's o_min, every pair that could change a decision is scored, so that every
+    /// decision is the exhaustive decoder's ("off": never).
     #[arg(long = "fast-verdict-margin", value_name = "N|off", default_value = "3", value_parser = count_or_off)]
     pub verdict_margin: std::option::Option<usize>,
 }

@@ -274,10 +274,16 @@ fn fast_decoder_agrees_on_the_sample_review_and_checks_its_verdict_exhaustively(
     assert_eq!(fast["decoder"], "fast");
     assert_eq!(exhaustive["decoder"], "exhaustive");
     // The sample review expresses the codeword: its observed positions reach the verdict margin
-    // of eligibility, so the fast decoder's last round scores every pair and its verdict is the
-    // exhaustive decoder's by construction.
+    // of eligibility, so the fast decoder's last rounds score every pair that could change a
+    // decision, and its decisions and verdict are the exhaustive decoder's by construction,
+    // without the pairs that could only raise a decided bit's own side.
     assert!(fast["observed"].as_u64().unwrap() + 3 >= 8, "{fast}");
-    assert_eq!(fast["pairs_scored"], exhaustive["pairs_scored"]);
+    assert!(
+        fast["pairs_scored"].as_u64().unwrap() < exhaustive["pairs_scored"].as_u64().unwrap(),
+        "{} {}",
+        fast["pairs_scored"],
+        exhaustive["pairs_scored"]
+    );
     for key in ["verdict", "score", "observed", "matched"] {
         assert_eq!(fast[key], exhaustive[key], "{key}");
     }

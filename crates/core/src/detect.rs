@@ -85,9 +85,10 @@ pub struct FastOptions {
     /// scored against every window that shares a content term with them. A faint signal in the
     /// top windows is the commonest sign of a stronger one further down the ranking.
     pub escalate_from: f32,
-    /// Round 4: once at least `o_min − verdict_margin` positions are observed, every pair not yet
-    /// scored is scored, so that a verdict near the eligibility bound (and so every `exposed`
-    /// verdict) is the exhaustive decoder's own. `None`: never.
+    /// Rounds 4–5: once at least `o_min − verdict_margin` positions are observed, every pair
+    /// that could still change a position's decision is scored, so that every decision, and so a
+    /// verdict near the eligibility bound (every `exposed` one), is the exhaustive decoder's own.
+    /// `None`: never.
     pub verdict_margin: Option<usize>,
 }
 
@@ -145,6 +146,8 @@ pub struct DetectionPlan {
     round: u8,
     scored: usize,
     safeguard: Safeguard,
+    /// Round 4 fired: later rounds settle every position ([`DetectionPlan::settle`]).
+    settling: bool,
 }
 
 impl DetectionPlan {
@@ -231,6 +234,7 @@ impl DetectionPlan {
             round: 0,
             scored: 0,
             safeguard: Safeguard::NONE,
+            settling: false,
         }
     }
 
@@ -299,11 +303,13 @@ impl DetectionPlan {
         if self.ranked.is_none() {
             return;
         }
-        while self.pending.is_empty() && self.round < 4 {
+        while self.pending.is_empty() && self.round < 5 {
             let next = match self.round {
                 1 => self.extension(),
                 2 => self.escalation(),
-                _ => self.verdict_check(),
+                3 => self.verdict_check(),
+                _ if self.settling => self.settle(),
+                _ => Vec::new(),
             };
             self.set_pending(next);
         }
@@ -383,13 +389,12 @@ impl DetectionPlan {
         self.unscored(third)
     }
 
-    /// The fast decoder's last round: every pair not yet scored, when the positions observed so
-    /// far come within `verdict_margin` of the eligibility bound `o_min`.
-    fn verdict_check(&self) -> Vec<(usize, usize)> {
+    /// The fast decoder's round 4: when the positions observed so far come within
+    /// `verdict_margin` of the eligibility bound `o_min`, settle every position.
+    fn verdict_check(&mut self) -> Vec<(usize, usize)> {
         let Some(margin) = self.opts.verdict_margin else {
             return Vec::new();
         };
-        let nw = self.wins.len();
         let observed = (0..self.bundle.positions.len())
             .filter(|&j| {
                 let (s0, s1) = self.sides(j);
@@ -399,7 +404,37 @@ impl DetectionPlan {
         if observed + margin < self.bundle.decoding.o_min {
             return Vec::new();
         }
-        (0..self.fact_count())
+        self.settling = true;
+        self.settle()
+    }
+
+    /// The unscored pairs that could still change a position's decision; none left means every
+    /// decision is the exhaustive decoder's. A side's score is the maximum over its pairs, so
+    /// scoring more can only raise it, and raising a bit's own side never changes the bit: it is
+    /// already the larger side by more than the margin, and its other side is under τ_both (or
+    /// the position would be `both`). So a bit whose other side is fully scored is settled, and
+    /// so is `both`; a bit needs its other side, any other position both sides. After that round
+    /// a position can only have turned `both` (settled), stayed a bit (settled) or become
+    /// ambiguous or the other bit (both sides then, round 5). With a safeguard, which reads across
+    /// positions, every pair.
+    fn settle(&self) -> Vec<(usize, usize)> {
+        let nw = self.wins.len();
+        let facts: Vec<usize> = if self.safeguard.is_none() {
+            (0..self.bundle.positions.len())
+                .flat_map(|j| {
+                    let (s0, s1) = self.sides(j);
+                    match decide(s0, s1, &self.bundle.decoding) {
+                        Decision::Erased(Erasure::Both) => vec![],
+                        Decision::Bit(b) => vec![2 * j + 1 - usize::from(b)],
+                        Decision::Erased(_) => vec![2 * j, 2 * j + 1],
+                    }
+                })
+                .collect()
+        } else {
+            (0..self.fact_count()).collect()
+        };
+        facts
+            .into_iter()
             .flat_map(|f| (0..nw).map(move |w| (f, w)))
             .filter(|&(f, w)| self.probs[f * nw + w].is_none())
             .collect()
@@ -906,14 +941,10 @@ mod tests {
             if n + 3 < 8 {
                 assert!(fast.pairs_scored * 3 < exhaustive.pairs_scored, "n = {n}");
             } else {
-                // Round 4: every pair, so the report is the exhaustive decoder's but for its name.
-                let mut same = fast.clone();
-                same.decoder = Decoder::Exhaustive;
-                assert_eq!(
-                    serde_json::to_value(&same).unwrap(),
-                    serde_json::to_value(&exhaustive).unwrap(),
-                    "n = {n}"
-                );
+                // Rounds 4–5: every decision, and so the verdict, is the exhaustive decoder's,
+                // without the pairs of a bit's own side that could only raise it.
+                assert_same_decisions(&fast, &exhaustive, &format!("n = {n}"));
+                assert!(fast.pairs_scored < exhaustive.pairs_scored, "n = {n}");
             }
             let off = FastOptions {
                 verdict_margin: None,
@@ -921,6 +952,170 @@ mod tests {
             };
             assert!(run_fast(&text, &b, off).pairs_scored * 3 < exhaustive.pairs_scored);
         }
+    }
+
+    /// Decisions, score and verdict equal; side scores and windows may differ.
+    fn assert_same_decisions(fast: &Report, exhaustive: &Report, what: &str) {
+        let decisions = |r: &Report| -> Vec<(PositionDecision, Option<Erasure>)> {
+            r.positions
+                .iter()
+                .map(|p| (p.decision, p.erasure))
+                .collect()
+        };
+        assert_eq!(decisions(fast), decisions(exhaustive), "{what}");
+        assert_eq!(
+            (fast.verdict, fast.score, fast.observed, fast.matched),
+            (
+                exhaustive.verdict,
+                exhaustive.score,
+                exhaustive.observed,
+                exhaustive.matched
+            ),
+            "{what}"
+        );
+        assert_eq!(
+            fast.p_value.to_bits(),
+            exhaustive.p_value.to_bits(),
+            "{what}"
+        );
+    }
+
+    /// A deterministic stand-in for decoding logic only (not a model): a hash of the seed and
+    /// the pair, mostly under τ_min, one pair in 25 between 0.45 and 1, so that positions of every
+    /// kind (bits, `both`, ambiguous, absent) occur and a side's maximum often sits in a window
+    /// the lexical ranking never reaches.
+    struct HashStandIn(u64);
+
+    impl NliScorer for HashStandIn {
+        fn entailment(&self, pairs: &[NliPair<'_>]) -> Result<Vec<f32>> {
+            use std::hash::{Hash, Hasher};
+            Ok(pairs
+                .iter()
+                .map(|p| {
+                    let mut h = std::collections::hash_map::DefaultHasher::new();
+                    (self.0, p.premise, p.hypothesis).hash(&mut h);
+                    let u = (h.finish() >> 11) as f64 / (1u64 << 53) as f64;
+                    let v = if u < 0.96 {
+                        u / 0.96 * 0.3
+                    } else {
+                        0.45 + (u - 0.96) / 0.04 * 0.55
+                    };
+                    v as f32
+                })
+                .collect())
+        }
+    }
+
+    #[test]
+    fn fast_decoder_decides_every_position_as_the_exhaustive_one_once_round_4_fires() {
+        let b = bundle();
+        let check = || check_model(&b, "stand-in", &"a".repeat(64), false).unwrap();
+        let text = codeword_among_filler(&b);
+        let (mut fired, mut fifth, mut saved) = (0, 0, 0);
+        for seed in 0..300 {
+            let scorer = HashStandIn(seed);
+            let exhaustive = DetectionPlan::exhaustive(&text, b.clone())
+                .run(&scorer, check(), &mut |_, _| {})
+                .unwrap();
+            let mut plan = DetectionPlan::fast(&text, b.clone(), FastOptions::default());
+            let mut round_5 = false;
+            loop {
+                let pairs = plan.pending();
+                if pairs.is_empty() {
+                    break;
+                }
+                round_5 |= plan.round == 5;
+                let probs = scorer.entailment(&pairs).unwrap();
+                plan.supply(&probs).unwrap();
+            }
+            let settling = plan.settling;
+            let fast = plan.report(check());
+            if !settling {
+                continue;
+            }
+            fired += 1;
+            fifth += usize::from(round_5);
+            saved += usize::from(fast.pairs_scored < exhaustive.pairs_scored);
+            assert_same_decisions(&fast, &exhaustive, &format!("seed {seed}"));
+            // With a safeguard, which reads across positions: every pair, the same report.
+            let guard: Safeguard = "top-2+exclusive".parse().unwrap();
+            let g_ex = DetectionPlan::exhaustive(&text, b.clone())
+                .with_safeguard(guard)
+                .run(&scorer, check(), &mut |_, _| {})
+                .unwrap();
+            let g_fast = DetectionPlan::fast(&text, b.clone(), FastOptions::default())
+                .with_safeguard(guard)
+                .run(&scorer, check(), &mut |_, _| {})
+                .unwrap();
+            if g_fast.pairs_scored == g_ex.pairs_scored {
+                assert_same_decisions(&g_fast, &g_ex, &format!("seed {seed}, safeguard"));
+            }
+        }
+        // Not vacuous: round 4 fired, round 5 was needed, and pairs were saved.
+        assert!(
+            fired > 50 && fifth > 0 && saved > 0,
+            "{fired} {fifth} {saved}"
+        );
+    }
+
+    #[test]
+    fn fast_decoder_round_5_settles_a_position_that_round_4_made_ambiguous() {
+        let b = bundle();
+        assert_eq!(b.codeword[0], 0);
+        // Position 0's assigned side is read at 0.75 in a window that shares terms with it, and
+        // at 0.85 in one that shares none (rounds 1–3 never score it); its other side at 0.6 in
+        // another window that shares none. Round 4 scores the other side: 0.75 against 0.6 is
+        // ambiguous, so round 5 scores the assigned side too and finds 0.85: a bit, as the
+        // exhaustive decoder decides. Stand-in scores, for the decoding logic only.
+        let scorer = QuirkStandIn(|p| {
+            let on = |side: &str| p.hypothesis.contains(side);
+            if p.premise.contains("Partial") && on("alpha0x0") {
+                Some(0.75)
+            } else if p.premise.contains("Zorblat") && on("alpha0x0") {
+                Some(0.85)
+            } else if p.premise.contains("Quuxly") && on("alpha0x1") {
+                Some(0.6)
+            } else {
+                None
+            }
+        });
+        let mut review = vec!["Partial alpha0x0 bravo0x0 note.".to_string()];
+        for j in 1..12 {
+            review.push(sentence(&b, j, b.codeword[j] as usize));
+            review.push(format!(
+                "Filler sentence number {j} says nothing in particular."
+            ));
+        }
+        review.extend(
+            [
+                "Quuxly remark here.",
+                "Nothing else to add.",
+                "Still nothing new.",
+                "Zorblat remark there.",
+            ]
+            .map(String::from),
+        );
+        let text = review.join(" ");
+        let check = || check_model(&b, "stand-in", &"a".repeat(64), false).unwrap();
+        let exhaustive = DetectionPlan::exhaustive(&text, b.clone())
+            .run(&scorer, check(), &mut |_, _| {})
+            .unwrap();
+        assert_eq!(exhaustive.positions[0].decision, PositionDecision::Zero);
+        let mut plan = DetectionPlan::fast(&text, b.clone(), FastOptions::default());
+        let mut rounds = Vec::new();
+        loop {
+            let pairs = plan.pending();
+            if pairs.is_empty() {
+                break;
+            }
+            rounds.push(plan.round);
+            let probs = scorer.entailment(&pairs).unwrap();
+            plan.supply(&probs).unwrap();
+        }
+        assert_eq!(rounds.last(), Some(&5), "rounds {rounds:?}");
+        let fast = plan.report(check());
+        assert_same_decisions(&fast, &exhaustive, "round 5");
+        assert!(fast.pairs_scored < exhaustive.pairs_scored);
     }
 
     #[test]
