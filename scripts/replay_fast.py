@@ -192,10 +192,13 @@ def with_hub_probes(top, extend, probes, threshold):
 
 
 def with_escalation(top, extend, probes, threshold, escalate_from, verdict_margin, o_min=8):
-    """The fast decoder with all four rounds, as `Decoding::fast` runs it: rounds 1 and 2 of
-    `with_hub_probes`; round 3, both facts of every position whose best score so far reaches
+    """The fast decoder's rounds 1-4 as `Decoding::fast` ran them until 2026-11-29: rounds 1 and 2
+    of `with_hub_probes`; round 3, both facts of every position whose best score so far reaches
     `escalate_from` against every window sharing a content term with them; round 4, every pair
-    once the positions observed come within `verdict_margin` (None: never) of `o_min`."""
+    once the positions observed come within `verdict_margin` (None: never) of `o_min`. Since then
+    rounds 4-5 score only the pairs that can change a decision (crates/core/src/detect.rs,
+    `settle`): the decisions are the same, the pair counts here overstate reviews where round 4
+    fires; `semtrace bench --validity --cache` replays the current decoder itself."""
     rounds12 = with_hub_probes(top, extend, probes, threshold)
 
     def choose(run):

@@ -435,9 +435,9 @@ pub struct DetectArgs {
     /// review on a laptop CPU). fast: only each fact's lexically best-ranked windows (BM25) reach
     /// the cross-encoder, plus every fact against any window that a one-pair probe finds entailing
     /// an unrelated fact, every term-sharing window for positions with a faint signal, and every
-    /// pair once the observed positions come within 3 of eligibility (so an "exposed" verdict is
-    /// always the exhaustive one); its agreement with exhaustive is measured by `semtrace bench
-    /// --agreement` (see the README).
+    /// pair that could change a decision once the observed positions come within 3 of
+    /// eligibility (so an "exposed" verdict is always the exhaustive one); its agreement with
+    /// exhaustive is measured by `semtrace bench --agreement` (see the README).
     #[arg(long, value_enum, default_value = "exhaustive")]
     pub decoder: DecoderArg,
     #[command(flatten)]

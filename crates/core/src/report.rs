@@ -76,7 +76,9 @@ pub struct PositionReport {
     pub slot: String,
     /// The codeword bit assigned to this copy.
     pub assigned: u8,
-    /// s_{j,0}, s_{j,1}: max entailment probability of each side over the windows.
+    /// s_{j,0}, s_{j,1}: max entailment probability of each side over the windows scored (the fast
+    /// decoder may leave pairs unscored that cannot change the decision: a decided bit's own side,
+    /// both sides of a `both` erasure; then a lower bound).
     pub s0: f64,
     pub s1: f64,
     /// "0", "1" or "?" (erased; the kind is in `erasure`).
@@ -84,9 +86,10 @@ pub struct PositionReport {
     pub erasure: Option<Erasure>,
     /// Whether the decoded bit equals the assigned one (None when erased).
     pub matches: Option<bool>,
-    /// Window with the highest entailment for the decided side (None when erased or no windows).
+    /// Window with the highest entailment for the decided side among those scored (None when
+    /// erased or no windows).
     pub evidence_window: Option<usize>,
-    /// Best window for each side, for auditing erasures too.
+    /// Best scored window for each side, for auditing erasures too.
     pub best_windows: [Option<usize>; 2],
 }
 
@@ -110,7 +113,8 @@ pub enum Decoder {
     /// Every fact against every retained window (the paper's decoder).
     #[default]
     Exhaustive,
-    /// Lexically ranked windows first, escalating to every pair near a verdict.
+    /// Lexically ranked windows first, escalating to every pair that could change a decision near
+    /// a verdict.
     Fast,
 }
 
