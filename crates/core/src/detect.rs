@@ -954,6 +954,22 @@ mod tests {
         }
     }
 
+    /// The fast decoder run round by round with `scorer`: the finished plan and the rounds that
+    /// had pairs to score.
+    fn fast_rounds(text: &str, b: &Bundle, scorer: &dyn NliScorer) -> (DetectionPlan, Vec<u8>) {
+        let mut plan = DetectionPlan::fast(text, b.clone(), FastOptions::default());
+        let mut rounds = Vec::new();
+        loop {
+            let pairs = plan.pending();
+            if pairs.is_empty() {
+                return (plan, rounds);
+            }
+            rounds.push(plan.round);
+            let probs = scorer.entailment(&pairs).unwrap();
+            plan.supply(&probs).unwrap();
+        }
+    }
+
     /// Decisions, score and verdict equal; side scores and windows may differ.
     fn assert_same_decisions(fast: &Report, exhaustive: &Report, what: &str) {
         let decisions = |r: &Report| -> Vec<(PositionDecision, Option<Erasure>)> {
@@ -1025,18 +1041,8 @@ mod tests {
             let exhaustive = DetectionPlan::exhaustive(&text, b.clone())
                 .run(&scorer, check(), &mut |_, _| {})
                 .unwrap();
-            let mut plan = DetectionPlan::fast(&text, b.clone(), FastOptions::default());
-            let mut round_5 = false;
-            loop {
-                let pairs = plan.pending();
-                if pairs.is_empty() {
-                    break;
-                }
-                round_5 |= plan.round == 5;
-                let probs = scorer.entailment(&pairs).unwrap();
-                plan.supply(&probs).unwrap();
-            }
-            let settling = plan.settling;
+            let (plan, rounds) = fast_rounds(&text, &b, &scorer);
+            let (settling, round_5) = (plan.settling, rounds.contains(&5));
             let fast = plan.report(check());
             if !settling {
                 continue;
@@ -1117,17 +1123,7 @@ mod tests {
             .run(&scorer, check(), &mut |_, _| {})
             .unwrap();
         assert_eq!(exhaustive.positions[0].decision, PositionDecision::Zero);
-        let mut plan = DetectionPlan::fast(&text, b.clone(), FastOptions::default());
-        let mut rounds = Vec::new();
-        loop {
-            let pairs = plan.pending();
-            if pairs.is_empty() {
-                break;
-            }
-            rounds.push(plan.round);
-            let probs = scorer.entailment(&pairs).unwrap();
-            plan.supply(&probs).unwrap();
-        }
+        let (plan, rounds) = fast_rounds(&text, &b, &scorer);
         assert_eq!(rounds.last(), Some(&5), "rounds {rounds:?}");
         let fast = plan.report(check());
         assert_same_decisions(&fast, &exhaustive, "round 5");
