@@ -279,13 +279,24 @@ impl DetectionPlan {
     }
 
     /// P(entailment) for every pending pair, in [`DetectionPlan::pending`]'s order. Then the next round
-    /// (if any) becomes pending.
+    /// (if any) becomes pending. Every score must be a probability: the fast decoder's exactness rests
+    /// on maxima over scores in [0, 1] (a side not yet scored counts as 0), which NaN or out-of-range
+    /// values from a broken scorer would silently break. A rejected call leaves the plan unchanged.
     pub fn supply(&mut self, probs: &[f32]) -> Result<()> {
         if probs.len() != self.pending.len() {
             return Err(Error::model(format!(
                 "{} scores for {} pending pairs",
                 probs.len(),
                 self.pending.len()
+            )));
+        }
+        if let Some((i, v)) = probs
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !(0.0..=1.0).contains(*v))
+        {
+            return Err(Error::model(format!(
+                "score {v} for pending pair {i} is not a probability in [0, 1]"
             )));
         }
         let nw = self.wins.len();
@@ -1305,6 +1316,17 @@ mod tests {
         let mut d = DetectionPlan::exhaustive(&text, b.clone());
         let e = d.supply(&[0.5]).unwrap_err();
         assert!(e.message.contains("pending"), "{e}");
+        // Scores that are not probabilities are refused too, and the plan keeps its pending round.
+        let n = d.pending().len();
+        for bad in [f32::NAN, -0.01, 1.01, f32::INFINITY] {
+            let mut probs = vec![0.5; n];
+            probs[n - 1] = bad;
+            let e = d.supply(&probs).unwrap_err();
+            assert!(e.message.contains("not a probability"), "{bad}: {e}");
+            assert_eq!((d.pending().len(), d.scored()), (n, 0), "{bad}");
+        }
+        d.supply(&vec![0.0; n]).unwrap();
+        assert!(d.pending().is_empty());
     }
 
     #[test]
