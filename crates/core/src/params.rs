@@ -81,6 +81,9 @@ pub const UNANCHORED_PENALTY: f64 = 0.25;
 /// Offline builds: selection draws from the ⌈QUALITY_SHORTLIST·2K⌉ approved offline facts of
 /// highest P(pass the fact rubric)·(1 − r_f) (docs/method.md, "Facts a reviewer would state").
 pub const QUALITY_SHORTLIST: f64 = 1.5;
+/// Offline builds: approved facts below this P(pass the fact rubric) enter selection only to make
+/// up 2K (docs/method.md, "Facts a reviewer would state").
+pub const QUALITY_FLOOR: f64 = 0.5;
 /// Offline candidates: sentences this long (words) are also split into clauses ("Candidates").
 pub const LONG_SENTENCE_WORDS: usize = 25;
 /// Largest K a build accepts (docs/method.md, "K beyond 12").

@@ -1513,6 +1513,12 @@ const BACKGROUND_PHRASES: &[&str] = &[
     "there are several",
     "there are numerous",
     "there are many",
+    "have obtained great progress",
+    "has made great progress",
+    "have made great progress",
+    "with the advent of",
+    "has been used successfully",
+    "have been used successfully",
 ];
 
 /// Openers of surveyed work ("Some works also study ...", "Traditionally, a simple strategy ...",
@@ -1746,6 +1752,8 @@ pub fn pointer(s: &str) -> Option<String> {
         "due to space limit",
         "due to the page limit",
         "due to page limit",
+        "due to limited space",
+        "due to space constraints",
     ];
     ROADMAP
         .iter()
@@ -3063,6 +3071,9 @@ mod tests {
                 "A third approach has been to use a very small number of seed instances to do bootstrap learning.",
                 "Vulic´ and Moens learn bilingual vector spaces from non parallel data induced using a seed lexicon.",
                 "Motivated by the success of multi-task learning, there are several neural models that learn several tasks jointly.",
+                "Neural network based methods have obtained great progress on a variety of natural language processing tasks.",
+                "With the advent of billion-parameter foundation models, efficient fine-tuning has become increasingly important.",
+                "Self-attention has been used successfully in a variety of tasks including reading comprehension.",
                 "The authors also use the usual learned linear transformation and softmax function to convert the decoder output.",
             ],
         );
@@ -3089,7 +3100,10 @@ mod tests {
         );
         assert_dropped(
             Rule::Pointer,
-            &["The authors further observe in rows (C) and (D) that bigger models are better, and dropout is very helpful."],
+            &[
+                "The authors further observe in rows (C) and (D) that bigger models are better, and dropout is very helpful.",
+                "Due to space constraints, the authors only present the results on Art-Multi datasets.",
+            ],
         );
         assert_dropped(
             Rule::UndefinedSymbol,

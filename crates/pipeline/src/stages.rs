@@ -287,14 +287,16 @@ pub struct Selection {
 /// when asked and would not state unasked; facts without a quality (LLM candidates) always enter.
 /// n_f is one term of B(f) with a small frozen weight, so on its own it hardly moves the
 /// selection. Ranking by P(pass) alone raised the pass rate more but also the selection's natural
-/// mentions, which real reviews then observe (docs/evaluation.md, fact-rubric round 5).
+/// mentions, which real reviews then observe (docs/evaluation.md, fact-rubric round 5). Facts
+/// below `QUALITY_FLOOR` enter only to make up `need` (the judges of fact-rubric round 8 passed
+/// 68% of those selected, 83–100% of those above it).
 pub fn select(attrs: &[FactAttrs], quality: &[Option<f64>], need: usize) -> Result<Selection> {
     let scores: Vec<Option<f64>> = quality
         .iter()
         .zip(attrs)
         .map(|(q, f)| q.map(|q| q * (1.0 - f.r)))
         .collect();
-    let short = shortlist(&scores, need);
+    let short = shortlist(&scores, quality, need);
     let pool: Vec<FactAttrs> = short.iter().map(|&i| attrs[i].clone()).collect();
     let mut picks = mmr_select(&pool, need, params::LAMBDA_MMR)?;
     for p in &mut picks {
@@ -306,8 +308,9 @@ pub fn select(attrs: &[FactAttrs], quality: &[Option<f64>], need: usize) -> Resu
 }
 
 /// Indices (ascending) of the facts that enter selection: the ⌈QUALITY_SHORTLIST·need⌉ of highest
-/// score and every fact without one; see [`select`].
-pub fn shortlist(score: &[Option<f64>], need: usize) -> Vec<usize> {
+/// score among those of quality ≥ `QUALITY_FLOOR`, the best-scored of the others only while fewer
+/// than `need` are in, and every fact without a score; see [`select`].
+pub fn shortlist(score: &[Option<f64>], quality: &[Option<f64>], need: usize) -> Vec<usize> {
     let room = (params::QUALITY_SHORTLIST * need as f64).ceil() as usize;
     let mut rated: Vec<(usize, f64)> = score
         .iter()
@@ -315,7 +318,22 @@ pub fn shortlist(score: &[Option<f64>], need: usize) -> Vec<usize> {
         .filter_map(|(i, q)| q.map(|q| (i, q)))
         .collect();
     rated.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut keep: Vec<usize> = rated.into_iter().take(room).map(|(i, _)| i).collect();
+    let above =
+        |i: usize| quality.get(i).copied().flatten().unwrap_or(1.0) >= params::QUALITY_FLOOR;
+    let mut keep: Vec<usize> = rated
+        .iter()
+        .filter(|&&(i, _)| above(i))
+        .take(room)
+        .map(|&(i, _)| i)
+        .collect();
+    let short = need.saturating_sub(keep.len());
+    keep.extend(
+        rated
+            .iter()
+            .filter(|&&(i, _)| !above(i))
+            .take(short)
+            .map(|&(i, _)| i),
+    );
     keep.extend((0..score.len()).filter(|&i| score[i].is_none()));
     keep.sort_unstable();
     keep
@@ -576,12 +594,24 @@ mod tests {
         let mut q: Vec<Option<f64>> = (0..40).map(|i| Some(i as f64 / 40.0)).collect();
         q.push(None);
         q.push(None);
-        let short = shortlist(&q, 12);
+        let short = shortlist(&q, &q, 12);
         assert_eq!(short.len(), 18 + 2);
         assert_eq!(short[0], 22);
         assert!(short.contains(&40) && short.contains(&41));
         // Fewer rated facts than the room: all of them.
-        assert_eq!(shortlist(&q[..10], 12), (0..10).collect::<Vec<_>>());
+        assert_eq!(
+            shortlist(&q[..10], &q[..10], 12),
+            (0..10).collect::<Vec<_>>()
+        );
+        // Below the quality floor (index < 20 here) only to make up need: 14 rated facts of
+        // quality 0.55 and up leave room for the 4 best-scored below the floor.
+        let quality: Vec<Option<f64>> = (0..40).map(|i| Some(0.2 + i as f64 / 40.0)).collect();
+        let rated = &quality[..26];
+        let short = shortlist(rated, rated, 18);
+        assert_eq!(short.len(), 18);
+        assert_eq!(short[0], 8);
+        let short = shortlist(rated, rated, 12);
+        assert_eq!(short, (12..26).collect::<Vec<_>>());
 
         let p = uniform(&approved(14));
         let low: Vec<Option<f64>> = (0..14)
