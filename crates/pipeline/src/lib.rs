@@ -269,6 +269,7 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
             q: None,
             features: None,
             quality: None,
+            fill_only: None,
             utility: None,
             selected_rank: None,
         })
@@ -289,23 +290,26 @@ pub fn run(input: BuildInput<'_>) -> Result<Outcome> {
     watch.lap("priors");
 
     // Selection.
-    let selection = stages::select(&prioritised.attrs, &prioritised.quality, need)?;
+    let fill_only: Vec<bool> = prioritised.fill_only.iter().map(Option::is_some).collect();
+    let selection = stages::select(&prioritised.attrs, &prioritised.quality, &fill_only, need)?;
     let index_of: HashMap<&str, usize> = pool
         .all
         .iter()
         .enumerate()
         .map(|(i, c)| (c.id.as_str(), i))
         .collect();
-    for (((a, f), x), n) in approved
+    for ((((a, f), x), n), fill) in approved
         .iter()
         .zip(&prioritised.attrs)
         .zip(&prioritised.features)
         .zip(&prioritised.quality)
+        .zip(&prioritised.fill_only)
     {
         let e = &mut entries[index_of[a.candidate.id.as_str()]];
         e.r = Some(f.r);
         e.features = Some(x.values.clone());
         e.quality = *n;
+        e.fill_only.clone_from(fill);
         e.utility = Some(utility(f));
         if !f.q.is_empty() {
             e.q = Some(f.q.clone());

@@ -41,6 +41,10 @@ pub struct CandidateEntry {
     /// Offline approved candidates: the fact-quality model's P(pass the rubric), used as n_f.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quality: Option<f64>,
+    /// Offline approved candidates a fill-only rule hit (`rule: evidence`): selected only to make
+    /// up 2K, like those under the quality floor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill_only: Option<String>,
     /// Utility B(f) (approved candidates).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub utility: Option<f64>,

@@ -24,6 +24,7 @@ use super::fact_quality::{self, QualityModel};
 use super::gates::{self, Approved, Embed, GateRecord, Source};
 use super::priors;
 use super::report::{PositionEntry, Timing};
+use super::reviewer_facts;
 use super::scoring;
 use semtrace_source::{EvidenceUnit, SourceDoc};
 
@@ -162,6 +163,8 @@ pub struct Prioritised {
     pub features: Vec<Features>,
     /// Offline facts: the fact-quality model's P(pass the rubric), which is their n_f.
     pub quality: Vec<Option<f64>>,
+    /// Offline facts a fill-only rule hit (`reviewer_facts::fill_only`): `rule: evidence`.
+    pub fill_only: Vec<Option<String>>,
 }
 
 /// Natural-mention priors r_f (paper, "Estimating Natural Mention Priors") of every approved fact.
@@ -232,6 +235,15 @@ pub fn mention_priors(
             })
         })
         .collect();
+    let fill_only: Vec<Option<String>> = approved
+        .iter()
+        .map(|a| {
+            let c = &a.candidate;
+            (c.source != CandidateSource::Llm)
+                .then(|| reviewer_facts::fill_only(&c.text).map(|x| x.reason()))
+                .flatten()
+        })
+        .collect();
     let attrs = approved
         .iter()
         .zip(&q)
@@ -252,6 +264,7 @@ pub fn mention_priors(
         attrs,
         features,
         quality,
+        fill_only,
     })
 }
 
@@ -289,14 +302,20 @@ pub struct Selection {
 /// selection. Ranking by P(pass) alone raised the pass rate more but also the selection's natural
 /// mentions, which real reviews then observe (docs/evaluation.md, fact-rubric round 5). Facts
 /// below `QUALITY_FLOOR` enter only to make up `need` (the judges of fact-rubric round 8 passed
-/// 68% of those selected, 83–100% of those above it).
-pub fn select(attrs: &[FactAttrs], quality: &[Option<f64>], need: usize) -> Result<Selection> {
+/// 68% of those selected, 83–100% of those above it; round 11's 61%), and so do facts a
+/// fill-only rule hit (`fill_only[i]`; missing entries count as false).
+pub fn select(
+    attrs: &[FactAttrs],
+    quality: &[Option<f64>],
+    fill_only: &[bool],
+    need: usize,
+) -> Result<Selection> {
     let scores: Vec<Option<f64>> = quality
         .iter()
         .zip(attrs)
         .map(|(q, f)| q.map(|q| q * (1.0 - f.r)))
         .collect();
-    let short = shortlist(&scores, quality, need);
+    let short = shortlist(&scores, quality, fill_only, need);
     let pool: Vec<FactAttrs> = short.iter().map(|&i| attrs[i].clone()).collect();
     let mut picks = mmr_select(&pool, need, params::LAMBDA_MMR)?;
     for p in &mut picks {
@@ -308,9 +327,14 @@ pub fn select(attrs: &[FactAttrs], quality: &[Option<f64>], need: usize) -> Resu
 }
 
 /// Indices (ascending) of the facts that enter selection: the ⌈QUALITY_SHORTLIST·need⌉ of highest
-/// score among those of quality ≥ `QUALITY_FLOOR`, the best-scored of the others only while fewer
-/// than `need` are in, and every fact without a score; see [`select`].
-pub fn shortlist(score: &[Option<f64>], quality: &[Option<f64>], need: usize) -> Vec<usize> {
+/// score among those of quality ≥ `QUALITY_FLOOR` and not fill-only, the best-scored of the
+/// others only while fewer than `need` are in, and every fact without a score; see [`select`].
+pub fn shortlist(
+    score: &[Option<f64>],
+    quality: &[Option<f64>],
+    fill_only: &[bool],
+    need: usize,
+) -> Vec<usize> {
     let room = (params::QUALITY_SHORTLIST * need as f64).ceil() as usize;
     let mut rated: Vec<(usize, f64)> = score
         .iter()
@@ -318,8 +342,10 @@ pub fn shortlist(score: &[Option<f64>], quality: &[Option<f64>], need: usize) ->
         .filter_map(|(i, q)| q.map(|q| (i, q)))
         .collect();
     rated.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let above =
-        |i: usize| quality.get(i).copied().flatten().unwrap_or(1.0) >= params::QUALITY_FLOOR;
+    let above = |i: usize| {
+        quality.get(i).copied().flatten().unwrap_or(1.0) >= params::QUALITY_FLOOR
+            && !fill_only.get(i).copied().unwrap_or(false)
+    };
     let mut keep: Vec<usize> = rated
         .iter()
         .filter(|&&(i, _)| above(i))
@@ -575,7 +601,7 @@ mod tests {
     #[test]
     fn selection_is_need_distinct_facts_in_pick_order() {
         let p = uniform(&approved(14));
-        let s = select(&p.attrs, &p.quality, 12).unwrap();
+        let s = select(&p.attrs, &p.quality, &[], 12).unwrap();
         assert_eq!(s.chosen.len(), 12);
         for (c, pick) in s.chosen.iter().zip(&s.picks) {
             assert_eq!(c.id, p.attrs[pick.index].id);
@@ -584,7 +610,7 @@ mod tests {
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), 12);
-        assert!(select(&p.attrs, &p.quality, 15).is_err());
+        assert!(select(&p.attrs, &p.quality, &[], 15).is_err());
     }
 
     #[test]
@@ -594,43 +620,52 @@ mod tests {
         let mut q: Vec<Option<f64>> = (0..40).map(|i| Some(i as f64 / 40.0)).collect();
         q.push(None);
         q.push(None);
-        let short = shortlist(&q, &q, 12);
+        let short = shortlist(&q, &q, &[], 12);
         assert_eq!(short.len(), 18 + 2);
         assert_eq!(short[0], 22);
         assert!(short.contains(&40) && short.contains(&41));
         // Fewer rated facts than the room: all of them.
         assert_eq!(
-            shortlist(&q[..10], &q[..10], 12),
+            shortlist(&q[..10], &q[..10], &[], 12),
             (0..10).collect::<Vec<_>>()
         );
         // Below the quality floor (index < 20 here) only to make up need: 14 rated facts of
         // quality 0.55 and up leave room for the 4 best-scored below the floor.
         let quality: Vec<Option<f64>> = (0..40).map(|i| Some(0.2 + i as f64 / 40.0)).collect();
         let rated = &quality[..26];
-        let short = shortlist(rated, rated, 18);
+        let short = shortlist(rated, rated, &[], 18);
         assert_eq!(short.len(), 18);
         assert_eq!(short[0], 8);
-        let short = shortlist(rated, rated, 12);
+        let short = shortlist(rated, rated, &[], 12);
         assert_eq!(short, (12..26).collect::<Vec<_>>());
+        // A fill-only fact counts as below the floor whatever its quality: the best one (25)
+        // leaves the 13 others above, and comes back only when they are not enough (need 15).
+        let mut fill = vec![false; 26];
+        fill[25] = true;
+        let short = shortlist(rated, rated, &fill, 12);
+        assert_eq!(short, (12..25).collect::<Vec<_>>());
+        let short = shortlist(rated, rated, &fill, 15);
+        assert_eq!(short.len(), 15);
+        assert!(short.contains(&25), "{short:?}");
 
         let p = uniform(&approved(14));
         let low: Vec<Option<f64>> = (0..14)
             .map(|i| Some(if i < 2 { 0.1 } else { 0.9 }))
             .collect();
-        let s = select(&p.attrs, &low, 12).unwrap();
+        let s = select(&p.attrs, &low, &[], 12).unwrap();
         // need 12 leaves room for 18 ≥ 14: nothing is cut, and picks index the full list.
         assert_eq!(s.chosen.len(), 12);
         for (c, pick) in s.chosen.iter().zip(&s.picks) {
             assert_eq!(c.id, p.attrs[pick.index].id);
         }
-        let s = select(&p.attrs, &low, 8).unwrap();
+        let s = select(&p.attrs, &low, &[], 8).unwrap();
         // need 8: room 12 of 14, so the two lowest-rated facts cannot be picked.
         assert!(s.picks.iter().all(|pick| pick.index >= 2));
         // Equal quality: the facts reviews mention anyway (high r_f) are the ones cut.
         let mut attrs = p.attrs.clone();
         attrs[5].r = 0.95;
         attrs[9].r = 0.95;
-        let s = select(&attrs, &vec![Some(0.9); 14], 8).unwrap();
+        let s = select(&attrs, &vec![Some(0.9); 14], &[], 8).unwrap();
         assert!(s
             .picks
             .iter()
