@@ -175,15 +175,15 @@ fn table_position(s: &str) -> Option<String> {
     })
 }
 
-/// Symbols whose subscript or accent the text layer flattened: "Cˆ", "pˆ", "x˜j" (a hat or tilde
-/// in a token of at most three letters), "Vw2v", "Vrnn" (a consonant capital and a vowel-less
+/// Symbols whose subscript or accent the text layer flattened: "Cˆ", "pˆ", "x˜j", "Σ∗k" (a hat,
+/// tilde, bar or star in a token of at most three letters), "Vw2v", "Vrnn" (a consonant capital and a vowel-less
 /// subscript), or a sentence that opens on one ("CRi express
 /// ..."; `undefined_symbol` skips the first word, which is capitalised anyway).
 fn subscripted_symbol(s: &str) -> Option<String> {
     let w = words(s);
     // A short token: "Guimara˜es" is a name whose "ã" the text layer split.
     let accented = w.iter().find(|x| {
-        x.core.contains(['ˆ', '˜', '¯'])
+        x.core.contains(['ˆ', '˜', '¯', '∗'])
             && x.core.chars().filter(|c| c.is_alphanumeric()).count() <= 3
     });
     if let Some(x) = accented {
@@ -3357,6 +3357,7 @@ mod tests {
             (Rule::UndefinedSymbol, "CRi express the raw prototype information without tapping into the meta-knowledge graph, while Cˆ Ri give the prototype representations."),
             (Rule::UndefinedSymbol, "At test time, given new sentence pairs the authors first compute targets pˆ and then compute the related score."),
             (Rule::UndefinedSymbol, "The authors assume the vocabulary of Vw2v is much larger than that of Vrnn."),
+            (Rule::UndefinedSymbol, "Σ∗k and Ω∗k are now word vector projections along the top k correlated dimensions."),
         ];
         for (rule, t) in hits {
             let x = fill_only(t).unwrap_or_else(|| panic!("not fill-only: {t}"));

@@ -302,8 +302,8 @@ pub struct Selection {
 /// selection. Ranking by P(pass) alone raised the pass rate more but also the selection's natural
 /// mentions, which real reviews then observe (docs/evaluation.md, fact-rubric round 5). Facts
 /// below `QUALITY_FLOOR` enter only to make up `need` (the judges of fact-rubric round 8 passed
-/// 68% of those selected, 83–100% of those above it; round 11's 61%), and so do facts a
-/// fill-only rule hit (`fill_only[i]`; missing entries count as false).
+/// 68% of those selected, 83–100% of those above it; round 11's 61%), and so, after those, do
+/// facts a fill-only rule hit (`fill_only[i]`; missing entries count as false).
 pub fn select(
     attrs: &[FactAttrs],
     quality: &[Option<f64>],
@@ -353,13 +353,12 @@ pub fn shortlist(
         .map(|&(i, _)| i)
         .collect();
     let short = need.saturating_sub(keep.len());
-    keep.extend(
-        rated
-            .iter()
-            .filter(|&&(i, _)| !above(i))
-            .take(short)
-            .map(|&(i, _)| i),
-    );
+    // Making up need: facts under the floor (judged to pass about 60%) before fill-only ones
+    // (about one in eight), each by score.
+    let fill = |i: usize| fill_only.get(i).copied().unwrap_or(false);
+    let mut below: Vec<&(usize, f64)> = rated.iter().filter(|&&(i, _)| !above(i)).collect();
+    below.sort_by_key(|&&(i, _)| fill(i));
+    keep.extend(below.into_iter().take(short).map(|&(i, _)| i));
     keep.extend((0..score.len()).filter(|&i| score[i].is_none()));
     keep.sort_unstable();
     keep
@@ -639,14 +638,20 @@ mod tests {
         let short = shortlist(rated, rated, &[], 12);
         assert_eq!(short, (12..26).collect::<Vec<_>>());
         // A fill-only fact counts as below the floor whatever its quality: the best one (25)
-        // leaves the 13 others above, and comes back only when they are not enough (need 15).
+        // leaves the 13 others above, and comes back only when they and every fact under the
+        // floor are not enough.
         let mut fill = vec![false; 26];
         fill[25] = true;
         let short = shortlist(rated, rated, &fill, 12);
         assert_eq!(short, (12..25).collect::<Vec<_>>());
         let short = shortlist(rated, rated, &fill, 15);
         assert_eq!(short.len(), 15);
-        assert!(short.contains(&25), "{short:?}");
+        assert!(!short.contains(&25), "{short:?}");
+        // ... after every fact under the floor: 13 above, 12 below, need 26.
+        let short = shortlist(rated, rated, &fill, 26);
+        assert_eq!(short, (0..26).collect::<Vec<_>>());
+        let short = shortlist(rated, rated, &fill, 25);
+        assert!(!short.contains(&25), "{short:?}");
 
         let p = uniform(&approved(14));
         let low: Vec<Option<f64>> = (0..14)
