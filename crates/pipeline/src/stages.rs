@@ -342,9 +342,9 @@ pub fn shortlist(
         .filter_map(|(i, q)| q.map(|q| (i, q)))
         .collect();
     rated.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let fill = |i: usize| fill_only.get(i).copied().unwrap_or(false);
     let above = |i: usize| {
-        quality.get(i).copied().flatten().unwrap_or(1.0) >= params::QUALITY_FLOOR
-            && !fill_only.get(i).copied().unwrap_or(false)
+        quality.get(i).copied().flatten().unwrap_or(1.0) >= params::QUALITY_FLOOR && !fill(i)
     };
     let mut keep: Vec<usize> = rated
         .iter()
@@ -355,7 +355,6 @@ pub fn shortlist(
     let short = need.saturating_sub(keep.len());
     // Making up need: facts under the floor (judged to pass about 60%) before fill-only ones
     // (about one in eight), each by score.
-    let fill = |i: usize| fill_only.get(i).copied().unwrap_or(false);
     let mut below: Vec<&(usize, f64)> = rated.iter().filter(|&&(i, _)| !above(i)).collect();
     below.sort_by_key(|&&(i, _)| fill(i));
     keep.extend(below.into_iter().take(short).map(|&(i, _)| i));
