@@ -99,7 +99,18 @@ function onWorkerMessage(msg) {
         const p = $("run-progress");
         p.max = msg.total || 1;
         p.value = msg.done;
-        $("run-status").textContent = `Scored ${msg.done} of ${msg.total} (window, fact) pairs…`;
+        const known = state.running.settled ? `Verdict: ${VERDICT_TEXT[state.running.settled]}. Settling the evidence: ` : "";
+        $("run-status").textContent = `${known}Scored ${msg.done} of ${msg.total} (window, fact) pairs…`;
+      }
+      break;
+    case "settled":
+      // The scores so far fix the verdict whatever the remaining pairs give; the rest only
+      // settles which positions carry it.
+      if (state.running && msg.id === state.running.id) {
+        state.running.settled = msg.verdict;
+        document.body.dataset.settledVerdict = msg.verdict;
+        document.body.dataset.settledPairs = String(msg.done);
+        $("run-status").textContent = `Verdict: ${VERDICT_TEXT[msg.verdict]}. Settling the evidence…`;
       }
       break;
     case "result":
@@ -228,6 +239,8 @@ function run() {
   if (!state.model) { showMessage("The model is still loading; try again in a moment."); return; }
   const id = state.nextId++;
   state.running = { id, bytes };
+  delete document.body.dataset.settledVerdict;
+  delete document.body.dataset.settledPairs;
   $("result").hidden = true;
   const p = $("run-progress");
   p.hidden = false;

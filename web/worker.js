@@ -182,12 +182,13 @@ function withDeadline(h, promise, ms) {
 
 // One detection shared with the ready helpers; the report is the one `detector.detect` gives.
 // Returns it with the number of workers still sharing the work at the end.
-async function detectShared(msg, onProgress) {
+async function detectShared(msg, onProgress, onSettled) {
   const plan = detector.plan(msg.bundleJson, new Uint8Array(msg.review), msg.options);
   let team = helpers.filter((h) => h.ready);
   try {
     const batch = Math.max(1, detector.chunkSize);
     let before = 0;
+    let settled;
     for (;;) {
       const { premises, hypotheses } = plan.pending();
       const total = premises.length;
@@ -224,6 +225,11 @@ async function detectShared(msg, onProgress) {
       plan.supply(probs);
       before += total;
       onProgress(before, before);
+      // Once the scores so far fix the verdict, say so; the remaining rounds settle the evidence.
+      if (!settled) {
+        settled = plan.settledVerdict();
+        if (settled) onSettled(settled, before);
+      }
     }
     return { report: plan.report(), workers: 1 + team.filter((h) => h.ready).length };
   } finally {
@@ -258,9 +264,9 @@ async function handle(msg) {
         if (done === total || now - last > 50) { last = now; post({ type: "progress", id: msg.id, done, total }); }
       };
       const team = helpers.filter((h) => h.ready);
-      const { report, workers } = team.length
-        ? await detectShared(msg, progress)
-        : { report: detector.detect(msg.bundleJson, new Uint8Array(msg.review), msg.options, progress), workers: 1 };
+      // Round by round even alone, so that a settled verdict can be shown before the last round.
+      const settled = (verdict, done) => post({ type: "settled", id: msg.id, verdict, done });
+      const { report, workers } = await detectShared(msg, progress, settled);
       // Linear memory never shrinks, so this is each worker's peak so far (helpers: at their last reply).
       const memory = memoryBytes() + team.filter((h) => h.ready).reduce((sum, h) => sum + h.memory, 0);
       post({ type: "result", id: msg.id, report, ms: performance.now() - t0, workers, memory });

@@ -346,6 +346,15 @@ impl DetectionPlan {
             .map_err(js_err)
     }
 
+    /// The verdict that the pairs not scored yet can no longer change, or `undefined` while they
+    /// still can: the page can show it before the remaining rounds settle the evidence. Only for
+    /// the paper's rule and a bundle with one codeword (else always `undefined`).
+    #[wasm_bindgen(js_name = settledVerdict, unchecked_return_type = "Verdict | undefined")]
+    pub fn settled_verdict(&self) -> Result<JsValue, JsError> {
+        let v = self.core_plan()?.settled_verdict();
+        serde_wasm_bindgen::to_value(&v).map_err(js_err)
+    }
+
     /// The report (as `Detector.detect` returns it); the plan cannot be used afterwards.
     #[wasm_bindgen(unchecked_return_type = "Report")]
     pub fn report(&mut self) -> Result<JsValue, JsError> {

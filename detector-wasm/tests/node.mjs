@@ -88,14 +88,18 @@ test("holm and bh adjust a known vector", () => {
   [0.03, 0.04, 0.04].forEach((want, i) => assert.ok(Math.abs(a.bh[i] - want) < 1e-12, `bh ${a.bh}`));
 });
 
-test("the default model detects the sample review", () => {
-  // The site's copy of the model: what the page loads (build-site.sh copies it with a manifest).
-  const d = new m.Detector(
+/** The site's copy of the default model: what the page loads (build-site.sh copies it with a manifest). */
+function siteDetector() {
+  return new m.Detector(
     "semtrace-nli-minilm",
     readFileSync(join(SITE, "model/model.onnx")),
     readFileSync(join(SITE, "model/tokenizer.json")),
     readFileSync(join(SITE, "model/config.json"), "utf8"),
   );
+}
+
+test("the default model detects the sample review", () => {
+  const d = siteDetector();
   const bundle = JSON.parse(BUNDLE);
   assert.equal(d.sha256, bundle.model.sha256);
   const opts = (decoder) => ({ decoder, reviewName: "r.md" });
@@ -127,4 +131,27 @@ test("the default model detects the sample review", () => {
   assert.throws(() => d.detect(BUNDLE, REVIEW, opts("slow"), undefined), {
     message: 'unknown decoder "slow" (exhaustive or fast)',
   });
+});
+
+test("a plan driven round by round announces the report's verdict once it is settled", () => {
+  const d = siteDetector();
+  // The page's loop (web/worker.js), one worker.
+  const plan = d.plan(BUNDLE, REVIEW, { decoder: "fast" });
+  const settled = [];
+  for (;;) {
+    const { premises, hypotheses } = plan.pending();
+    if (!premises.length) break;
+    assert.equal(plan.settledVerdict() === undefined || settled.length > 0, true, "announced only after scores");
+    plan.supply(d.scorePairs(premises, hypotheses, undefined));
+    const v = plan.settledVerdict();
+    if (v !== undefined) settled.push(v);
+  }
+  const r = plan.report();
+  assert.equal(r.verdict, "exposed");
+  // Rounds 4–5 fire for an exposed review and leave no decision open, so the verdict is settled by
+  // the last round at the latest, and every announcement is the report's verdict.
+  assert.ok(settled.length > 0, "never settled");
+  assert.ok(settled.every((v) => v === r.verdict), `${settled}`);
+  assert.throws(() => plan.settledVerdict(), (e) => e.message.includes("already gave its report"));
+  plan.free();
 });

@@ -149,7 +149,12 @@ for (const run of cfg.detect || []) {
     const workers = await page.evaluate(() => Number(document.body.dataset.workers || 0));
     // WebAssembly linear memory of the workers that scored the last run, summed.
     const wasmMemory = await page.evaluate(() => Number(document.body.dataset.wasmMemory || 0));
-    out.detect.push({ name: run.name, report, times, loadMs, screenshot: shot, marks, rows, verdictText, model, workers, wasmMemory });
+    // The verdict the page announced as settled before the last round, and the pairs scored then.
+    const settled = await page.evaluate(() => ({
+      verdict: document.body.dataset.settledVerdict || null,
+      pairs: document.body.dataset.settledPairs ? Number(document.body.dataset.settledPairs) : null,
+    }));
+    out.detect.push({ name: run.name, report, times, loadMs, screenshot: shot, marks, rows, verdictText, model, workers, wasmMemory, settled });
     if (cfg.axe && !out.axe) out.axe = await accessibilityAndCsp(page);
   }
   await ctx.close();

@@ -222,6 +222,23 @@ fn page_equals_native_detect_nothing_leaves_the_origin_and_bad_inputs_are_explai
             memory > workers * model_bytes,
             "{name}: {memory} bytes of wasm memory for {workers} worker(s)"
         );
+        // The verdict announced as settled is the report's; with every pair scored (exhaustive)
+        // nothing is left open, so it is always announced.
+        let settled = &run["settled"];
+        if name == "exhaustive" || !settled["verdict"].is_null() {
+            assert_eq!(
+                settled["verdict"], native["verdict"],
+                "{name}: settled verdict"
+            );
+            assert!(
+                settled["pairs"].as_u64().unwrap() <= native["pairs_scored"].as_u64().unwrap(),
+                "{name}: {settled}"
+            );
+        }
+        eprintln!(
+            "{name}: verdict settled after {} of {} pairs",
+            settled["pairs"], native["pairs_scored"]
+        );
         // The result view shows every position and highlights the decided ones' windows.
         assert_eq!(
             run["rows"], native["k"],

@@ -499,6 +499,13 @@ fn validity_on_llm_reviews_per_safeguard_and_from_the_cache() {
     let n = |k: &str| t[k].as_u64().unwrap();
     assert!(n("fast_positions_agree") <= 12 && n("fast_verdicts_agree") <= 1);
     assert!(n("fast_pairs") > 0 && n("fast_pairs") <= n("pairs"), "{t}");
+    // A settled verdict is exact: never another verdict than the exhaustive decoder's, and known
+    // by the fast decoder's last pair at the latest.
+    assert_eq!(n("settled_wrong"), 0, "{t}");
+    assert!(
+        n("settled_pairs") <= n("fast_pairs") && n("settled") <= 1,
+        "{t}"
+    );
     // Whether the bundles were frozen for this model is reported from their records, and every
     // pair was cached once.
     let recorded: serde_json::Value = serde_json::from_str(

@@ -233,7 +233,15 @@ struct Tally {
     fast_verdicts_agree: usize,
     fast_pairs: usize,
     pairs: usize,
+    /// Pairs the fast decoder had scored when its verdict was settled (`settled_verdict`), the
+    /// fast decoder's pairs otherwise, and settled verdicts that were not the exhaustive one's.
+    settled_pairs: usize,
+    settled_wrong: usize,
+    settled: usize,
 }
+
+/// Pairs between two settled-verdict checks within a round in `bench --validity`: one engine batch.
+const SETTLE_STEP: usize = 32;
 
 impl Tally {
     fn add(&mut self, r: &Report) {
@@ -302,14 +310,32 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
                 .zip(probs.iter().map(|p| p.unwrap_or(0.0)))
                 .collect(),
         );
-        let fast = semtrace_core::detect::detect_fast(
-            &case.text,
-            &case.bundle,
-            &lookup,
-            check.clone(),
-            a.fast.options(),
-            &mut |_, _| {},
-        )?;
+        // Round by round, as the page drives it, noting when the verdict became settled.
+        let mut plan = DetectionPlan::fast(&case.text, case.bundle.clone(), a.fast.options());
+        let mut settled = None;
+        loop {
+            if settled.is_none() {
+                settled = plan.settled_verdict().map(|v| (v, plan.scored()));
+            }
+            let probs = {
+                let pending = plan.pending();
+                if pending.is_empty() {
+                    break;
+                }
+                lookup.entailment(&pending)?
+            };
+            // Within the round too, batch by batch (the engine's batches of SETTLE_STEP pairs).
+            if settled.is_none() {
+                settled = (SETTLE_STEP..probs.len())
+                    .step_by(SETTLE_STEP)
+                    .find_map(|n| {
+                        plan.settled_verdict_with(&probs[..n])
+                            .map(|v| (v, plan.scored() + n))
+                    });
+            }
+            plan.supply(&probs)?;
+        }
+        let fast = plan.report(check.clone());
         for (i, &sg) in safeguards.iter().enumerate() {
             let r = finish(
                 &case.bundle,
@@ -343,6 +369,9 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
                 t.fast_verdicts_agree += usize::from(r.verdict == fast.verdict);
                 t.fast_pairs += fast.pairs_scored;
                 t.pairs += pairs;
+                t.settled_pairs += settled.map_or(fast.pairs_scored, |(_, n)| n);
+                t.settled_wrong += usize::from(settled.is_some_and(|(v, _)| v != r.verdict));
+                t.settled += usize::from(settled.is_some());
             }
             let mut row = serde_json::json!({
                 "review": case.name, "kind": case.kind, "label": case.label,
@@ -355,6 +384,7 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
                 row["fast_erasures"] =
                     serde_json::json!(fast.positions.iter().map(|p| p.erasure).collect::<Vec<_>>());
                 row["fast_pairs"] = serde_json::json!(fast.pairs_scored);
+                row["settled_pairs"] = serde_json::json!(settled.map(|(_, n)| n));
             }
             if i == 0 {
                 // The windows in matrix order, with the cached matrix's file name, so that scripts
@@ -443,6 +473,13 @@ pub fn run(a: &BenchArgs, engine: &TractNli) -> Result<i32> {
                 t.fast_verdicts_agree,
                 t.reviews,
                 100.0 * t.fast_pairs as f64 / t.pairs.max(1) as f64
+            );
+            println!(
+                "verdict settled (the exhaustive decoder's, whatever the unscored pairs), {kind}: {}/{} reviews, after {:.1}% of pairs (unsettled: the fast decoder's pairs); {} settled verdicts differ",
+                t.settled,
+                t.reviews,
+                100.0 * t.settled_pairs as f64 / t.pairs.max(1) as f64,
+                t.settled_wrong
             );
         }
     }

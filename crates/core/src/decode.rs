@@ -154,6 +154,84 @@ pub fn verdict(s: &Score, alpha: f64) -> Verdict {
     }
 }
 
+/// What a position can still be decoded as once more of its pairs are scored. A side's score is
+/// the maximum over its pairs, so it can only rise: from `s` up to 1 while the side has unscored
+/// pairs (`open`), nowhere otherwise. Exact for [`decide`]'s regions, not a bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reachable {
+    pub bit0: bool,
+    pub bit1: bool,
+    /// `both`, `absent` or `ambiguous`.
+    pub erasure: bool,
+}
+
+pub fn reachable(s0: f64, s1: f64, open0: bool, open1: bool, p: &DecodingParams) -> Reachable {
+    let hi0 = if open0 { 1.0 } else { s0 };
+    let hi1 = if open1 { 1.0 } else { s1 };
+    // A bit needs its side above the other by more than the margin and over τ_min, and the other
+    // side under τ_both (else `both`); the other side at its lowest and its own at its highest is
+    // the best attempt.
+    let bit1 = s0 < p.tau_both && hi1 >= p.tau_min && hi1 - s0 > p.margin;
+    let bit0 = s1 < p.tau_both && hi0 >= p.tau_min && hi0 - s1 > p.margin;
+    let erasure = (hi0 >= p.tau_both && hi1 >= p.tau_both)
+        || (s0 < p.tau_min && s1 < p.tau_min)
+        // The two ranges come within the margin: a point there is ambiguous, absent or both.
+        || (s0 - hi1 <= p.margin && s1 - hi0 <= p.margin);
+    Reachable {
+        bit0,
+        bit1,
+        erasure,
+    }
+}
+
+/// The verdict that every way of scoring the remaining pairs leads to, when they all lead to the
+/// same one (`None` otherwise). The p-value only rises from a match to an erasure to a mismatch,
+/// position by position, so the worst case for `exposed` takes each position's worst reachable
+/// outcome and the best case its best: exact, not a bound. Per-reviewer copies (Holm across
+/// codewords) are not covered: callers pass a single codeword.
+pub fn settled_verdict(
+    reach: &[Reachable],
+    codeword: &[u8],
+    p: &DecodingParams,
+) -> Option<Verdict> {
+    let (mut fewest, mut most) = (0, 0);
+    let (mut worst_o, mut worst_m, mut best_o, mut best_m) = (0, 0, 0, 0);
+    for (r, &c) in reach.iter().zip(codeword) {
+        let (hit, miss) = if c == 0 {
+            (r.bit0, r.bit1)
+        } else {
+            (r.bit1, r.bit0)
+        };
+        fewest += usize::from(!r.erasure);
+        most += usize::from(hit || miss);
+        if miss {
+            worst_o += 1;
+        } else if !r.erasure {
+            worst_o += 1;
+            worst_m += 1;
+        }
+        if hit {
+            best_o += 1;
+            best_m += 1;
+        } else if !r.erasure {
+            best_o += 1;
+        }
+    }
+    if most < p.o_min {
+        return Some(Verdict::Ineligible);
+    }
+    if fewest < p.o_min {
+        return None;
+    }
+    if binomial_upper_tail(worst_o, worst_m) <= p.alpha {
+        Some(Verdict::Exposed)
+    } else if binomial_upper_tail(best_o, best_m) > p.alpha {
+        Some(Verdict::NotExposed)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +241,155 @@ mod tests {
     }
 
     const E: f64 = 1e-9;
+
+    /// xorshift64*: reproducible draws for the brute-force checks below.
+    fn draws(seed: u64) -> impl FnMut() -> f64 {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        move || {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    #[test]
+    fn reachable_is_exactly_what_rising_side_scores_can_decide() {
+        let p = p();
+        let mut u = draws(7);
+        // Scores on and beside the thresholds, and anywhere.
+        let edges = [
+            0.0, 0.3, 0.32, 0.52, 0.5199, 0.7, 0.72, 0.7201, 0.9, 0.8999, 1.0,
+        ];
+        let mut pick = || {
+            if u() < 0.5 {
+                edges[(u() * edges.len() as f64) as usize % edges.len()]
+            } else {
+                u()
+            }
+        };
+        let mut seen = [0usize; 3];
+        for case in 0..3000 {
+            let (s0, s1) = (pick(), pick());
+            let (open0, open1) = ((case % 4) & 1 == 1, (case % 4) & 2 == 2);
+            let r = reachable(s0, s1, open0, open1, &p);
+            let range = |s: f64, open: bool| -> Vec<f64> {
+                if !open {
+                    return vec![s];
+                }
+                // A grid, the thresholds and the other side's margin points, inside [s, 1].
+                let mut v: Vec<f64> = (0..=400).map(|i| i as f64 / 400.0).collect();
+                for t in [
+                    p.tau_min,
+                    p.tau_both,
+                    s0 + p.margin,
+                    s1 + p.margin,
+                    s0 - p.margin,
+                    s1 - p.margin,
+                ] {
+                    v.extend([t - 1e-9, t, t + 1e-9]);
+                }
+                v.push(s);
+                v.into_iter().filter(|&x| x >= s && x <= 1.0).collect()
+            };
+            let (xs, ys) = (range(s0, open0), range(s1, open1));
+            let mut found = Reachable {
+                bit0: false,
+                bit1: false,
+                erasure: false,
+            };
+            for &x in &xs {
+                // Each y, and the x nearest to it: where the ambiguous band is reached first.
+                for &y in ys
+                    .iter()
+                    .chain([x.clamp(s1, if open1 { 1.0 } else { s1 })].iter())
+                {
+                    match decide(x, y, &p) {
+                        Decision::Bit(0) => found.bit0 = true,
+                        Decision::Bit(_) => found.bit1 = true,
+                        Decision::Erased(_) => found.erasure = true,
+                    }
+                }
+            }
+            assert_eq!(r, found, "s0 {s0} s1 {s1} open {open0} {open1}");
+            seen[0] += usize::from(r.bit0 && r.bit1);
+            seen[1] += usize::from(r.erasure && (r.bit0 || r.bit1));
+            seen[2] += usize::from(!r.erasure);
+        }
+        assert!(seen.iter().all(|&n| n > 50), "{seen:?}");
+    }
+
+    #[test]
+    fn a_settled_verdict_is_the_one_every_completion_gives() {
+        let mut u = draws(11);
+        let (mut settled, mut open) = ([0usize; 3], 0);
+        for _ in 0..1500 {
+            let k = 7;
+            let p = DecodingParams {
+                o_min: 2 + (u() * 5.0) as usize,
+                alpha: [0.01, 0.05, 0.2][(u() * 3.0) as usize % 3],
+                ..DecodingParams::exact12()
+            };
+            let codeword: Vec<u8> = (0..k).map(|_| u8::from(u() < 0.5)).collect();
+            // Each position's reachable outcomes: one to three of bit 0, bit 1, erasure.
+            // Mostly the codeword's bit, so that `exposed` occurs too.
+            let reach: Vec<Reachable> = (0..k)
+                .map(|j| loop {
+                    let (hit, miss) = (u() < 0.8, u() < 0.2);
+                    let r = Reachable {
+                        bit0: if codeword[j] == 0 { hit } else { miss },
+                        bit1: if codeword[j] == 1 { hit } else { miss },
+                        erasure: u() < 0.4,
+                    };
+                    if r.bit0 || r.bit1 || r.erasure {
+                        break r;
+                    }
+                })
+                .collect();
+            let mut verdicts = std::collections::BTreeSet::new();
+            let mut choice = vec![0usize; k];
+            'all: loop {
+                let decisions: Option<Vec<Decision>> = reach
+                    .iter()
+                    .zip(&choice)
+                    .map(|(r, &c)| {
+                        [
+                            r.bit0.then_some(Decision::Bit(0)),
+                            r.bit1.then_some(Decision::Bit(1)),
+                            r.erasure.then_some(Decision::Erased(Erasure::Absent)),
+                        ][c]
+                    })
+                    .collect();
+                if let Some(d) = decisions {
+                    verdicts.insert(format!("{:?}", verdict(&score(&d, &codeword, &p), p.alpha)));
+                }
+                for c in choice.iter_mut() {
+                    *c += 1;
+                    if *c < 3 {
+                        continue 'all;
+                    }
+                    *c = 0;
+                }
+                break;
+            }
+            let got = settled_verdict(&reach, &codeword, &p);
+            match got {
+                Some(v) => {
+                    assert_eq!(verdicts.len(), 1, "{reach:?} {codeword:?}");
+                    assert_eq!(verdicts.first(), Some(&format!("{v:?}")));
+                    settled[v as usize] += 1;
+                }
+                None => {
+                    assert!(verdicts.len() > 1, "{reach:?} {codeword:?} {verdicts:?}");
+                    open += 1;
+                }
+            }
+        }
+        assert!(
+            settled.iter().all(|&n| n > 20) && open > 20,
+            "{settled:?} {open}"
+        );
+    }
 
     #[test]
     fn both_rule_at_and_around_tau_both() {

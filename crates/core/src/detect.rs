@@ -1,7 +1,9 @@
 //! Detection: windows × facts through an NLI scorer, then decoding and scoring.
 
 use crate::bundle::Bundle;
-use crate::decode::{decide, score, verdict, Decision, Erasure};
+use crate::decode::{
+    decide, reachable, score, settled_verdict, verdict, Decision, Erasure, Verdict,
+};
 use crate::error::{Error, Result};
 use crate::nli::{NliPair, NliScorer};
 use crate::params::MAX_REVIEW_BYTES;
@@ -333,6 +335,42 @@ impl DetectionPlan {
             best_of(&self.probs, 2 * j, nw).0,
             best_of(&self.probs, 2 * j + 1, nw).0,
         )
+    }
+
+    /// The verdict the review gets whatever the pairs not scored yet turn out to be, once the
+    /// scores so far fix it (`None` until then): the exhaustive decoder's verdict, and so the fast
+    /// decoder's, known early ([`settled_verdict`]). A page can show it while the remaining pairs
+    /// settle the evidence. Only for the paper's rule with one codeword: a safeguard reads across
+    /// positions, and per-reviewer copies are tested with Holm.
+    pub fn settled_verdict(&self) -> Option<Verdict> {
+        self.settled_over(&self.probs)
+    }
+
+    /// [`DetectionPlan::settled_verdict`] as if the first `scores.len()` pending pairs had these
+    /// scores: a caller part-way through a round (its own share scored) can ask without
+    /// supplying. Scores beyond the pending pairs are ignored.
+    pub fn settled_verdict_with(&self, scores: &[f32]) -> Option<Verdict> {
+        let nw = self.wins.len();
+        let mut probs = self.probs.clone();
+        for (&(f, w), &v) in self.pending.iter().zip(scores) {
+            probs[f * nw + w] = Some(v.clamp(0.0, 1.0));
+        }
+        self.settled_over(&probs)
+    }
+
+    fn settled_over(&self, probs: &[Option<f32>]) -> Option<Verdict> {
+        if !self.safeguard.is_none() || !self.bundle.recipients.is_empty() {
+            return None;
+        }
+        let nw = self.wins.len();
+        let open = |f: usize| probs[f * nw..(f + 1) * nw].iter().any(Option::is_none);
+        let reach: Vec<_> = (0..self.bundle.positions.len())
+            .map(|j| {
+                let (s0, s1) = (best_of(probs, 2 * j, nw).0, best_of(probs, 2 * j + 1, nw).0);
+                reachable(s0, s1, open(2 * j), open(2 * j + 1), &self.bundle.decoding)
+            })
+            .collect();
+        settled_verdict(&reach, &self.bundle.codeword, &self.bundle.decoding)
     }
 
     /// `pairs` without those already scored, sorted and without repeats.
@@ -1088,6 +1126,96 @@ mod tests {
         assert!(
             fired > 50 && fifth > 0 && saved > 0,
             "{fired} {fifth} {saved}"
+        );
+    }
+
+    /// Round by round until nothing is pending: the verdict the plan first called settled, with
+    /// the pairs scored then, and the finished plan. Every settled verdict met must be `expect`.
+    fn settle_rounds(
+        mut plan: DetectionPlan,
+        scorer: &dyn NliScorer,
+        expect: Verdict,
+        what: &str,
+    ) -> (Option<(Verdict, usize)>, DetectionPlan) {
+        let mut first = None;
+        loop {
+            if let Some(v) = plan.settled_verdict() {
+                assert_eq!(v, expect, "{what}, after {} pairs", plan.scored());
+                first.get_or_insert((v, plan.scored()));
+            }
+            let probs = {
+                let pairs = plan.pending();
+                if pairs.is_empty() {
+                    return (first, plan);
+                }
+                scorer.entailment(&pairs).unwrap()
+            };
+            // Part-way through the round, every 7 pairs.
+            for n in (7..probs.len()).step_by(7) {
+                if let Some(v) = plan.settled_verdict_with(&probs[..n]) {
+                    assert_eq!(v, expect, "{what}, {n} pairs into round {}", plan.round);
+                    first.get_or_insert((v, plan.scored() + n));
+                }
+            }
+            plan.supply(&probs).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_settled_verdict_is_the_exhaustive_decoders_and_often_comes_early() {
+        /// The lexical stand-in (codeword sentences in the review) with the hash stand-in's noise
+        /// on top: decoding logic only, not a model.
+        struct Noisy(u64);
+        impl NliScorer for Noisy {
+            fn entailment(&self, pairs: &[NliPair<'_>]) -> Result<Vec<f32>> {
+                let a = LexicalStandIn.entailment(pairs)?;
+                let h = HashStandIn(self.0).entailment(pairs)?;
+                Ok(a.iter().zip(&h).map(|(x, y)| x.max(*y)).collect())
+            }
+        }
+        let b = bundle();
+        let check = || check_model(&b, "stand-in", &"a".repeat(64), false).unwrap();
+        let texts = [
+            codeword_among_filler(&b),
+            first_positions_among_filler(&b, 9),
+            first_positions_among_filler(&b, 5),
+        ];
+        // Per verdict: settled before the fast decoder's last pair, and reviews seen.
+        let (mut early, mut seen) = ([0usize; 3], [0usize; 3]);
+        for seed in 0..120 {
+            let scorer = Noisy(seed);
+            for (t, text) in texts.iter().enumerate() {
+                let what = format!("seed {seed}, text {t}");
+                let exhaustive = DetectionPlan::exhaustive(text, b.clone())
+                    .run(&scorer, check(), &mut |_, _| {})
+                    .unwrap();
+                let v = exhaustive.verdict;
+                seen[v as usize] += 1;
+                // Every pair scored: nothing is open, so the verdict is settled and is the verdict.
+                let (_, full) = settle_rounds(
+                    DetectionPlan::exhaustive(text, b.clone()),
+                    &scorer,
+                    v,
+                    &what,
+                );
+                assert_eq!(full.settled_verdict(), Some(v), "{what}");
+                let (first, plan) = settle_rounds(
+                    DetectionPlan::fast(text, b.clone(), FastOptions::default()),
+                    &scorer,
+                    v,
+                    &what,
+                );
+                let fast = plan.report(check());
+                if let Some((got, at)) = first {
+                    assert_eq!(fast.verdict, got, "{what}");
+                    early[v as usize] += usize::from(at < fast.pairs_scored);
+                }
+            }
+        }
+        // Not vacuous: every verdict occurred, and each was settled early in some reviews.
+        assert!(
+            seen.iter().all(|&n| n > 10) && early.iter().all(|&n| n > 0),
+            "seen {seen:?}, settled early {early:?}"
         );
     }
 
