@@ -242,15 +242,10 @@ mod tests {
 
     const E: f64 = 1e-9;
 
-    /// xorshift64*: reproducible draws for the brute-force checks below.
+    /// Reproducible draws in [0, 1) for the brute-force checks below: the crate's own PRNG.
     fn draws(seed: u64) -> impl FnMut() -> f64 {
-        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        move || {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
-        }
+        let mut rng = crate::rng::Xoshiro256::seed_from_u64(seed);
+        move || rng.next_f64()
     }
 
     #[test]

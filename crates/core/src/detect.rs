@@ -330,11 +330,7 @@ impl DetectionPlan {
 
     /// Position `j`'s side scores (s0, s1) over the pairs scored so far.
     fn sides(&self, j: usize) -> (f64, f64) {
-        let nw = self.wins.len();
-        (
-            best_of(&self.probs, 2 * j, nw).0,
-            best_of(&self.probs, 2 * j + 1, nw).0,
-        )
+        sides_of(&self.probs, j, self.wins.len())
     }
 
     /// The verdict the review gets whatever the pairs not scored yet turn out to be, once the
@@ -366,7 +362,7 @@ impl DetectionPlan {
         let open = |f: usize| probs[f * nw..(f + 1) * nw].iter().any(Option::is_none);
         let reach: Vec<_> = (0..self.bundle.positions.len())
             .map(|j| {
-                let (s0, s1) = (best_of(probs, 2 * j, nw).0, best_of(probs, 2 * j + 1, nw).0);
+                let (s0, s1) = sides_of(probs, j, nw);
                 reachable(s0, s1, open(2 * j), open(2 * j + 1), &self.bundle.decoding)
             })
             .collect();
@@ -591,6 +587,11 @@ fn best_of(probs: &[Option<f32>], f: usize, nw: usize) -> (f64, Option<usize>) {
                 (bv, bi)
             }
         })
+}
+
+/// Position `j`'s side scores (s0, s1) over the scored pairs of `probs`.
+fn sides_of(probs: &[Option<f32>], j: usize, nw: usize) -> (f64, f64) {
+    (best_of(probs, 2 * j, nw).0, best_of(probs, 2 * j + 1, nw).0)
 }
 
 /// Decode every position from a fact-major matrix of P(entailment) (`f * windows + w`; `None`:
