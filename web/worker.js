@@ -264,9 +264,13 @@ async function handle(msg) {
         if (done === total || now - last > 50) { last = now; post({ type: "progress", id: msg.id, done, total }); }
       };
       const team = helpers.filter((h) => h.ready);
-      // Round by round even alone, so that a settled verdict can be shown before the last round.
+      // Alone, the whole plan runs inside the module: driving it round by round from here was ~9%
+      // slower (docs/performance/2026-11-29-settled-verdict.md), so only a shared run announces a
+      // settled verdict before the last round.
       const settled = (verdict, done) => post({ type: "settled", id: msg.id, verdict, done });
-      const { report, workers } = await detectShared(msg, progress, settled);
+      const { report, workers } = team.length
+        ? await detectShared(msg, progress, settled)
+        : { report: detector.detect(msg.bundleJson, new Uint8Array(msg.review), msg.options, progress), workers: 1 };
       // Linear memory never shrinks, so this is each worker's peak so far (helpers: at their last reply).
       const memory = memoryBytes() + team.filter((h) => h.ready).reduce((sum, h) => sum + h.memory, 0);
       post({ type: "result", id: msg.id, report, ms: performance.now() - t0, workers, memory });
