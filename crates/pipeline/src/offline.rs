@@ -505,7 +505,9 @@ fn debris_parts(s: &str) -> Vec<String> {
         .into_iter()
         .map(|p| {
             let p = p.trim();
-            match reviewer_facts::fused_heading_offset(p) {
+            match reviewer_facts::fused_heading_offset(p)
+                .or_else(|| reviewer_facts::run_in_heading_offset(p))
+            {
                 Some(at) => &p[at..],
                 None => p,
             }
@@ -1711,6 +1713,21 @@ mod tests {
                 "It scales",
             ]
         );
+        // Run-in paragraph headings (017, 037, 031): the sentence after the heading.
+        assert_eq!(
+            super::debris_parts("Search-Based Methods Search- or content-based methods treat the recommendations problem as a search for related items."),
+            ["Search- or content-based methods treat the recommendations problem as a search for related items"]
+        );
+        assert_eq!(
+            super::debris_parts("Ablation experiments CIFAR-10 is a relatively small dataset that allows fast benchmarking."),
+            ["CIFAR-10 is a relatively small dataset that allows fast benchmarking"]
+        );
+        assert_eq!(
+            super::debris_parts("Group Relative Policy Optimization In order to save the training costs of RL, the authors adopt Group Relative Policy Optimization."),
+            ["In order to save the training costs of RL, the authors adopt Group Relative Policy Optimization"]
+        );
+        // A term being introduced is not a heading to cut: "Networks are ..." is no sentence.
+        assert!(super::debris_parts("Convolution Neural Networks are powerful in processing unstructured multimedia data with convolution and pool operations.").is_empty());
         // Decimals, abbreviations with numbers and clean sentences give nothing.
         for s in [
             "The model reaches 0.5 F1 on the test set and 0.7 on the dev set.",
