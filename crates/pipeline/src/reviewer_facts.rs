@@ -2567,6 +2567,9 @@ pub fn needs_context(s: &str) -> Option<String> {
     if let Some(e) = headless_opening(&w) {
         return Some(e);
     }
+    if let Some(e) = purpose_clause_only(&w) {
+        return Some(e);
+    }
     // A demonstrative determiner anywhere: "this task", "these questions", "such
     // representations", "To this end".
     for (i, x) in w.iter().enumerate() {
@@ -2735,6 +2738,28 @@ fn headless_opening(w: &[Word<'_>]) -> Option<String> {
         "opens with a bare phrase {} (the sentence lost its start)",
         quoted(&shown.join(" "))
     ))
+}
+
+/// "To get more insights into how the shared structures influences the specific task.": a
+/// purpose clause and nothing else. With no comma, a main clause would follow the infinitive's
+/// object directly ("To reduce overfitting the authors employed ..."), so a sentence with no
+/// subject a reviewer could name is a fragment split off its main clause.
+fn purpose_clause_only(w: &[Word<'_>]) -> Option<String> {
+    let (first, verb) = (w.first()?, w.get(1)?);
+    if first.core != "To"
+        || !verb.core.chars().all(|c| c.is_ascii_lowercase())
+        || w.iter()
+            .any(|x| !x.tail.is_empty() && x.tail.starts_with([',', ';', ':']))
+    {
+        return None;
+    }
+    let subject = w.iter().any(|x| {
+        matches!(
+            x.lower.as_str(),
+            "authors" | "paper" | "we" | "they" | "it" | "model" | "method" | "approach" | "system"
+        )
+    });
+    (!subject).then(|| "a purpose clause with no main clause".to_string())
 }
 
 /// Nouns that "both" and "the previous" / "the remaining" point back with. Not "model" ("the
@@ -3597,6 +3622,19 @@ mod tests {
             "The authors propose a method that has attracted attention as the first alignment-free metric.",
             "Skip-gram with negative sampling was introduced by Mikolov et al. in 2013 and has been widely adopted.",
             "The proposed model has received the highest human rating on all three test sets.",
+        ]);
+    }
+
+    #[test]
+    fn purpose_clauses_without_a_main_clause() {
+        // Round 13 (013, flagged other-bad).
+        assert_dropped(
+            Rule::NeedsContext,
+            &["To get more insights into how the shared structures influences the specific task."],
+        );
+        assert_kept(&[
+            "To reduce overfitting in the fully-connected layers the authors employed a recently-developed regularization method called dropout.",
+            "To handle long documents, the proposed model splits each input into overlapping chunks of 512 tokens.",
         ]);
     }
 
