@@ -1018,26 +1018,14 @@ pub fn figure_debris(s: &str) -> Option<String> {
     }
     // "alternatives to tradithan an equivalent network ... tional neuron models": a word broken
     // at a line end with other text (a caption) in between; its tail stands alone.
-    if let Some(x) = w.iter().find(|x| {
-        x.raw == x.core
-            && matches!(
-                x.core,
-                "tional"
-                    | "tionally"
-                    | "tion"
-                    | "tions"
-                    | "ment"
-                    | "ments"
-                    | "ness"
-                    | "ization"
-                    | "izations"
-                    | "ities"
-                    | "ically"
-                    | "ences"
-                    | "ances"
-                    | "ibility"
-            )
-    }) {
+    const WORD_TAILS: &[&str] = &[
+        "tional", "tionally", "tion", "tions", "ment", "ments", "ness", "ization", "izations",
+        "ities", "ically", "ences", "ances", "ibility",
+    ];
+    if let Some(x) = w
+        .iter()
+        .find(|x| x.raw == x.core && WORD_TAILS.contains(&x.core))
+    {
         return Some(format!("word broken by a line end {}", quoted(x.raw)));
     }
     // "regularities1,", "quality is low.1 Cluster": a footnote or citation number fused to a
@@ -1258,7 +1246,6 @@ const RUN_IN_HEADS: &[&str] = &[
 /// two or three words, no punctuation after it, a capitalised word next, and the heading's first
 /// word named again in the sentence it heads. The heading's length.
 fn run_in_heading(w: &[Word<'_>]) -> Option<usize> {
-    let stem = |s: &str| s.chars().take(5).collect::<String>();
     for k in 2..=3 {
         let (Some(last), Some(next)) = (w.get(k - 1), w.get(k)) else {
             return None;
@@ -1288,7 +1275,7 @@ fn run_in_heading(w: &[Word<'_>]) -> Option<usize> {
         if is_capitalised(heading[0].core) && is_capitalised(next.core) && heading_noun {
             return Some(k);
         }
-        let first = stem(&heading[0].lower);
+        let first = stem5(&heading[0].lower);
         if is_capitalised(heading[0].core)
             && is_capitalised(next.core)
             && wordlike
@@ -1299,6 +1286,12 @@ fn run_in_heading(w: &[Word<'_>]) -> Option<usize> {
         }
     }
     None
+}
+
+/// A word's first five characters: enough to match "Ablation" with "ablations", "Search-Based"
+/// with "Search-".
+fn stem5(s: &str) -> String {
+    s.chars().take(5).collect()
 }
 
 /// Byte offset in `s` where the sentence proper starts after a run-in paragraph heading
@@ -1315,8 +1308,7 @@ pub fn run_in_heading_offset(s: &str) -> Option<usize> {
     let w = words(s);
     let k = run_in_heading(&w)?;
     let next = w.get(k)?;
-    let stem = |x: &str| x.chars().take(5).collect::<String>();
-    let repeats = stem(&next.lower) == stem(&w[0].lower);
+    let repeats = stem5(&next.lower) == stem5(&w[0].lower);
     let name = next.core.chars().any(|c| c.is_ascii_digit())
         || next.core.chars().filter(char::is_ascii_uppercase).count() >= 2;
     let heading_noun = RUN_IN_HEADS.contains(&w[k - 1].lower.as_str());
@@ -1655,8 +1647,12 @@ const BACKGROUND_PHRASES: &[&str] = &[
 ];
 
 /// Openers of surveyed work ("Some works also study ...", "Traditionally, a simple strategy ...",
-/// "An alternative approach, ...", "A third approach has been ...").
+/// "More recently, several networks were proposed ...", "An alternative approach, ...", "A third
+/// approach has been ...").
 const BACKGROUND_OPENERS: &[&str] = &[
+    "recently",
+    "more recently",
+    "previously",
     "traditionally",
     "some works",
     "many works",
@@ -1684,7 +1680,7 @@ fn anchored_words(w: &[Word<'_>]) -> bool {
     })
 }
 
-/// The field's background, not the paper's work: a background phrase (or a "Recently," opener)
+/// The field's background, not the paper's work: a background phrase or opener ("Recently,")
 /// in a sentence with no word tying it to the paper ("the authors", "the paper", "proposed" as
 /// the paper's own, "novel"). Such sentences come from introductions and related work; a
 /// reviewer does not restate them as what the paper did.
@@ -1700,17 +1696,6 @@ pub fn background(s: &str) -> Option<String> {
         .join(" ");
     if let Some(p) = first_phrase(&lower, BACKGROUND_PHRASES) {
         return Some(format!("{} with no tie to the paper", quoted(p)));
-    }
-    // "Recently, ...", "More recently, ...", "Traditionally, ...": a survey of earlier work.
-    let opener = match w.as_slice() {
-        [a, b, ..] if a.lower == "more" && b.lower == "recently" => Some("More recently"),
-        [a, ..] if a.lower == "recently" => Some("Recently"),
-        [a, ..] if a.lower == "previously" => Some("Previously"),
-        [a, ..] if a.lower == "traditionally" => Some("Traditionally"),
-        _ => None,
-    };
-    if let Some(o) = opener {
-        return Some(format!("{} with no tie to the paper", quoted(o)));
     }
     // "Vulic and Moens learn bilingual vector spaces ...": cited authors as the subject.
     if let [a, and, b, verb, ..] = w.as_slice() {
