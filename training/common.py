@@ -6,6 +6,7 @@ import csv
 import json
 import random
 import os
+import re
 
 import numpy as np
 
@@ -128,3 +129,52 @@ def decoding_metrics(exs, probs, tau=0.52):
     rec = tp / max(1, y.sum())
     f1 = 2 * prec * rec / max(1e-9, prec + rec)
     return dict(dec_prec=prec, dec_rec=rec, dec_f1=f1, dec_fp_rate=float((hit & ~y).sum() / max(1, (~y).sum())))
+
+
+SENT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+
+
+def long_premise_pairs(dec, reviews_path, seed, verbatim=False, min_words=35, max_words=70):
+    """Label-preserving long premises (labelled by construction, not by an annotator). The decoder's
+    windows of LLM-written reviews are often two sentences of 50+ words, and the model's
+    P(entailment) collapses on them: a fact stated word for word reads 0.98 alone and 0.29 inside
+    such a window (docs/evaluation.md, "Shorter windows for long sentences"). Each labelled train
+    pair gets one copy with a long sentence from a train-split review of *another* paper before or
+    after its window (the sentence cannot state or deny a fact of this paper, so the label holds).
+    With `verbatim`, each fact is also stated word for word next to such a sentence, in both orders
+    -> entailment. Stages 3d and 3e were trained with it and not shipped: both read more windows as
+    entailing (MODEL_CARD.md, "Long premises")."""
+    rng = random.Random(seed + 7)
+    base = os.path.dirname(os.path.abspath(reviews_path))
+    longs = []
+    for line in open(reviews_path):
+        r = json.loads(line)
+        if r["split"] != "train":
+            continue
+        for s in SENT_RE.split(open(os.path.join(base, r["review"])).read()):
+            s = " ".join(s.split())
+            if min_words <= len(s.split()) <= max_words and s[-1:] in ".!?" and "\n" not in s:
+                longs.append((s, r["paper"]))
+    longs.sort()
+    if len({q for _, q in longs}) < 2:
+        raise ValueError(f"{reviews_path}: long sentences of at least two papers are needed")
+
+    def other(pid):
+        while True:
+            s, q = rng.choice(longs)
+            if q != pid:
+                return s
+
+    out = []
+    for e in dec:
+        add = other(e["paper_id"])
+        prem = f"{e['premise']} {add}" if rng.random() < 0.5 else f"{add} {e['premise']}"
+        out.append(dict(e, premise=prem, kind="rule-long"))
+    n_ext = len(out)
+    for pid, h in sorted({(e["paper_id"], e["hypothesis"]) for e in dec}) if verbatim else []:
+        for prem in (f"{h} {other(pid)}", f"{other(pid)} {h}"):
+            out.append(dict(premise=prem, hypothesis=h, label=LABEL2ID["entailment"], binary=0, src="decoding",
+                            kind="rule-long-verbatim", item_id="rule-long-verbatim", paper_id=pid))
+    print(f"long-premise pairs: {len(longs)} long sentences ({min_words}-{max_words} words); {n_ext} labelled "
+          f"pairs extended, {len(out) - n_ext} verbatim facts next to one (entailment)", flush=True)
+    return out

@@ -121,6 +121,9 @@ done
 #   $PY training/export_onnx.py --ckpt training/checkpoints/sick/stage2/best.pt --out-dir training/work/sick
 #   $PY training/evaluate.py --model int8=training/work/sick/model.int8.onnx --bs 8 --out training/work/sick/metrics.json
 #
+# Long premises, stages 3d and 3e (tried 2026-11-29, not shipped): the stage3c command above with
+#   --decoding-long training/data/decoding/reviews.jsonl [--decoding-long-verbatim] (MODEL_CARD.md "Long premises").
+#
 # Tried, not shipped (MODEL_CARD.md "Detail-swap contradictions", "Longer stage 2", "Previous models"):
 #   The previous shipped stage 2 (2 epochs with framed verbatim statements, no generic-window negatives):
 #   $PY training/train_nli.py --init training/checkpoints/stage1_best.pt --ckpt-dir training/checkpoints/stage2-frames \

@@ -28,7 +28,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (ENTAIL, LABEL2ID, cross_paper_pairs, decoding_metrics, read_decoding, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
+from common import (ENTAIL, LABEL2ID, cross_paper_pairs, decoding_metrics, long_premise_pairs, read_decoding, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
                     read_indomain, read_rte, read_sick)
 
 
@@ -399,6 +399,11 @@ def main():
     ap.add_argument("--eval-init", action="store_true", help="evaluate the starting model before the first step")
     ap.add_argument("--decoding-rules", action="store_true",
                     help="add rule-made pairs from the decoding train split (decoding_rule_pairs)")
+    ap.add_argument("--decoding-long", default=None, metavar="REVIEWS_JSONL",
+                    help="add long-premise pairs made by rule from the decoding train split, with long sentences "
+                         "of the train-split reviews listed in this file (data/decoding/reviews.jsonl)")
+    ap.add_argument("--decoding-long-verbatim", action="store_true",
+                    help="with --decoding-long, also each fact verbatim next to a long sentence (entailment)")
     ap.add_argument("--decoding-repeat", type=int, default=1, help="copies of the decoding train pairs per epoch")
     ap.add_argument("--save-every", type=int, default=100)
     ap.add_argument("--eval-every", type=int, default=0, help="steps; 0 = twice per epoch")
@@ -452,6 +457,8 @@ def main():
         train += [dict(e) for e in dec_train] * args.decoding_repeat
         if args.decoding_rules:
             train += decoding_rule_pairs(dec_train, args.seed)
+        if args.decoding_long:
+            train += long_premise_pairs(dec_train, args.decoding_long, args.seed, verbatim=args.decoding_long_verbatim)
         encode_all(tok, dec_heldout)
     dev = read_indomain(os.path.join(args.data, "indomain/dev.jsonl"))
     encode_all(tok, train)
