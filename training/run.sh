@@ -153,7 +153,8 @@ done
 #   $PY training/train_nli.py --init training/checkpoints/shipped.pt --ckpt-dir training/checkpoints/stage3 \
 #     --no-rte --identity-aug --decoding training/data/decoding/labels.jsonl --decoding-repeat 3 --epochs 0.7 --bs 32 \
 #     --lr 3e-5 --warmup 0.05 --freeze-word-emb --eval-init --eval-every 175 --save-every 40 --log-every 25
-# Stage 3b, the candidate committed as training/candidates/stage3b (not yet the default; same card section):
+# Stage 3b, the candidate committed as training/candidates/stage3b (then not yet the default; same card section;
+# git checkout 0fea7a5 -- training/candidates/stage3b restores that folder):
 #   $PY training/train_nli.py --init training/checkpoints/shipped.pt --ckpt-dir training/checkpoints/stage3b \
 #     --no-rte --identity-aug --decoding training/data/decoding/labels.jsonl --decoding-repeat 8 --decoding-rules \
 #     --epochs 0.6 --bs 32 --lr 5e-5 --warmup 0.05 --freeze-word-emb --eval-every 500 --save-every 40 --log-every 25

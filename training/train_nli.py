@@ -46,11 +46,15 @@ class CrossEncoder(nn.Module):
 
 def build_model(bdir=None, n_layers=None):
     """The cross-encoder on the backbone; `n_layers` keeps only the encoder's first layers (a checkpoint of a
-    student made by `keep_layers` records its count)."""
-    from transformers import BertModel
+    student made by `keep_layers` records its count). A backbone folder with only config.json (the device
+    payload, training/gpu/) gives random weights: only for a model whose checkpoint is loaded next."""
+    from transformers import BertConfig, BertModel
 
     bdir = bdir or backbone_dir()
-    bert = BertModel.from_pretrained(bdir, add_pooling_layer=True, attn_implementation="eager")
+    if any(os.path.exists(os.path.join(bdir, f)) for f in ("model.safetensors", "pytorch_model.bin")):
+        bert = BertModel.from_pretrained(bdir, add_pooling_layer=True, attn_implementation="eager")
+    else:
+        bert = BertModel(BertConfig.from_pretrained(bdir, attn_implementation="eager"), add_pooling_layer=True)
     model = CrossEncoder(bert)
     if n_layers is not None:
         keep_layers(model, list(range(n_layers)))
@@ -127,12 +131,13 @@ def make_batches(exs, bs, seed, bucket_mult=50):
 @torch.no_grad()
 def predict(model, exs, bs=64):
     model.eval()
+    device = next(model.parameters()).device
     order = sorted(range(len(exs)), key=lambda i: len(exs[i]["ids"]))
     probs = np.zeros((len(exs), len(LABELS)), dtype=np.float32)
     for s in range(0, len(order), bs):
         b = order[s:s + bs]
         ids, am, tt, *_ = collate([exs[i] for i in b])
-        p = F.softmax(model(ids, am, tt).float(), dim=-1).numpy()
+        p = F.softmax(model(ids.to(device), am.to(device), tt.to(device)).float(), dim=-1).cpu().numpy()
         probs[b] = p
     model.train()
     return probs
@@ -271,7 +276,7 @@ def generic_negatives(model, tok, train, seed, per_hyp, probes=4, top_share=0.05
         probe += [dict(premise=w, hypothesis=h, label=1, binary=0, win=(w, pid)) for h, _ in others]
     encode_all(tok, probe)
     t = time.time()
-    with torch.autocast("cpu", dtype=torch.bfloat16):
+    with torch.autocast(next(model.parameters()).device.type, dtype=torch.bfloat16):
         p = predict(model, probe)[:, ENTAIL]
     score = {}
     for e, v in zip(probe, p):
@@ -409,6 +414,7 @@ def main():
     ap.add_argument("--eval-every", type=int, default=0, help="steps; 0 = twice per epoch")
     ap.add_argument("--log-every", type=int, default=20)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda (training/gpu/)")
     ap.add_argument("--freeze-word-emb", action="store_true", help="keep the word-embedding matrix frozen (saves CPU)")
     ap.add_argument("--bf16", action="store_true", help="bf16 autocast for forward/backward (CPU with avx512_bf16/AMX)")
     ap.add_argument("--init", default=None, help="start from the model weights of this checkpoint (stage 2)")
@@ -489,6 +495,10 @@ def main():
             p.requires_grad_(False)
         print(f"student: encoder layers {keep} of {args.init}; teacher {args.teacher} "
               f"({len(teacher.bert.encoder.layer)} layers), kd alpha {args.kd_alpha} T {args.kd_temp}", flush=True)
+    device = torch.device(args.device)
+    model.to(device)
+    if teacher is not None:
+        teacher.to(device)
     if args.generic_neg:
         gen = generic_negatives(model, tok, train, args.seed, args.generic_neg)
         encode_all(tok, gen)
@@ -564,14 +574,14 @@ def main():
         for bi in range(state["step"] - ep * steps_per_epoch, len(batches)):
             if state["step"] >= total:
                 break
-            ids, am, tt, labels, binary, weight = collate([train[i] for i in batches[bi]])
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
+            ids, am, tt, labels, binary, weight = (x.to(device) for x in collate([train[i] for i in batches[bi]]))
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.bf16):
                 logits = model(ids, am, tt)
             loss = nli_loss(logits.float(), labels, binary, weight)
             if teacher is not None:
                 # The teacher's soft labels, except on the decoding pairs: their labels are there because
                 # the teacher (the shipped model) over-reads such windows, so they keep their hard label.
-                soft = torch.tensor([train[i]["src"] != "decoding" for i in batches[bi]])
+                soft = torch.tensor([train[i]["src"] != "decoding" for i in batches[bi]], device=device)
                 if soft.any():
                     with torch.no_grad():
                         t_logits = teacher(ids[soft], am[soft], tt[soft])
