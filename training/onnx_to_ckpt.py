@@ -25,7 +25,8 @@ from train_nli import build_model  # noqa: E402
 
 
 def float_initializers(path):
-    """name -> float32 array; int8 weights of quantize_weights.py are dequantised under their original name."""
+    """name -> float32 array; int8 weights of quantize_weights.py (per channel or per group of input rows)
+    and its fp16 weights are turned back to f32 under their original name."""
     import onnx
     from onnx import numpy_helper
 
@@ -33,14 +34,22 @@ def float_initializers(path):
     arrays = {i.name: numpy_helper.to_array(i) for i in g.initializer}
     out = {}
     for name, a in arrays.items():
-        if name.endswith("__q"):
+        if name.endswith("__q") and name[:-3] + "__gscale" in arrays:
+            # quantize_weights.py --group N (the shipped stage-3c graph): one scale per N input rows
+            base = name[:-3]
+            rows, cols = a.shape
+            gs = arrays[base + "__gscale"]
+            out[base] = (a.astype(np.float32).reshape(gs.shape[0], rows // gs.shape[0], cols) * gs).reshape(rows, cols)
+        elif name.endswith("__q"):
             base = name[:-3]
             scale = arrays[base + "__scale"]
             axis = next(n for n in g.node if n.op_type == "DequantizeLinear" and n.output[0] == base).attribute
             ax = next(x.i for x in axis if x.name == "axis")
             shape = (1, -1) if ax == 1 else (-1, 1)
             out[base] = a.astype(np.float32) * scale.reshape(shape)
-        elif not (name.endswith("__scale") or name.endswith("__zp")):
+        elif name.endswith("__h"):
+            out[name[:-3]] = a.astype(np.float32)  # --fp16 kept weights (Cast to f32 in the graph)
+        elif not (name.endswith(("__scale", "__zp", "__gscale", "__gshape", "__shape"))):
             out[name] = a
     return out
 

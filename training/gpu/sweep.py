@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
-"""A hyper-parameter sweep of the stage-3c recipe on a device machine (one prepared command; issue
-"Detection that survives real LLM reviews", item 3: "use it for what fits: many student runs, a
-hyper-parameter sweep"). Runs train_nli.py once per configuration from the stages-1-2 checkpoint,
-selects by train_nli.py's own score (in-domain dev and the heldout decoding pairs; never llm-reviews),
-and writes to OUT: summary.tsv (one line per run), runs.log (each run's dev lines) and the selected
-run's weights in fp16, split into parts that the device tool can bring back (16 MiB per file).
-`training/gpu/unpack.py` turns those parts back into a checkpoint for export_onnx.py.
+"""Sweeps on a device machine (one prepared command; issue "Detection that survives real LLM reviews",
+item 3: "use it for what fits: many student runs, a hyper-parameter sweep").
 
-usage: sweep.py --payload DIR --out DIR [--device cuda] [--budget-s 480] [--dry-run]
+--mode recipe (default): the stage-3c recipe (MODEL_CARD.md, "Stage 3c") from the stages-1-2
+checkpoint under a grid of learning rates, lengths, decoding repeats and seeds.
+--mode students: students of the default (its graph turned back into a checkpoint is the teacher)
+that keep 2, 3 or 4 encoder layers, for longer and with two distillation weights.
+
+Each run is train_nli.py; runs are selected by its own score (in-domain dev and the heldout
+decoding pairs; never llm-reviews), the best one per group (recipe: one group; students: one per
+layer count). OUT gets summary.tsv (every run, best first), runs.log (each run's dev lines) and each
+selected run's weights in fp16 *without* the word-embedding matrix, which training keeps frozen
+(--freeze-word-emb), so it equals the starting checkpoint's: NAME.fp16.partN files under the device
+tool's 16 MiB per-file limit. `training/gpu/unpack.py` puts the matrix back from the same start.
+
+usage: sweep.py --payload DIR --out DIR [--mode recipe|students] [--device cuda] [--budget-s 420] [--dry-run]
 --dry-run: one configuration for a few steps (checks the plumbing on a CPU)."""
 import argparse
 import gzip
@@ -24,23 +31,55 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PART_BYTES = 15 * 1024 * 1024
+WORD_EMB = "bert.embeddings.word_embeddings.weight"
 
-# The grid around stage 3c (lr 5e-5, 0.6 epoch, decoding x4, rules, seed 13); first the shipped recipe.
-GRID = [dict(lr=lr, epochs=ep, rep=rep, seed=seed)
-        for seed, lr, ep, rep in itertools.product([13, 14], [5e-5, 3e-5, 8e-5], [0.6, 1.2], [4, 8])]
+# Around stage 3c (lr 5e-5, 0.6 epoch, decoding x4, rules, seed 13); the shipped recipe first.
+RECIPE = [dict(lr=lr, epochs=ep, rep=rep, seed=seed)
+          for seed, lr, ep, rep in itertools.product([13, 14], [5e-5, 3e-5, 8e-5], [0.6, 1.2], [4, 8])]
+# training/students.sh's recipe, longer than a CPU allows, with two weights of the teacher's soft labels.
+STUDENTS = [dict(layers=ly, epochs=ep, kd=kd)
+            for ep, ly, kd in itertools.product([1.0, 3.0], ["0,2,5", "0,5", "0,2,3,5"], [0.7, 0.3])]
 
 
-def run_name(c):
-    return f"lr{c['lr']:.0e}-ep{c['epochs']}-rep{c['rep']}-s{c['seed']}"
+def run_name(mode, c):
+    if mode == "recipe":
+        return f"lr{c['lr']:.0e}-ep{c['epochs']}-rep{c['rep']}-s{c['seed']}"
+    return f"L{c['layers'].replace(',', '')}-ep{c['epochs']}-kd{c['kd']}"
+
+
+def run_args(mode, c, init, dry):
+    epochs = str(0.002 if dry else c["epochs"])
+    common = ["--no-rte", "--identity-aug", "--decoding", os.path.join(ROOT, "training/data/decoding/labels.jsonl"),
+              "--epochs", epochs, "--bs", "32", "--warmup", "0.05", "--freeze-word-emb", "--save-every", "1000000",
+              "--log-every", "100", "--init", init]
+    if mode == "recipe":
+        return common + ["--decoding-repeat", str(c["rep"]), "--decoding-rules", "--lr", str(c["lr"]),
+                         "--seed", str(c["seed"])]
+    return common + ["--identity-frames", "--decoding-repeat", "2", "--lr", "5e-5", "--teacher", init,
+                     "--student-layers", c["layers"], "--kd-alpha", str(c["kd"]), "--kd-temp", "2"]
+
+
+def write_parts(ck_path, name, out):
+    """The run's best.pt in fp16 without the word-embedding matrix, in parts of PART_BYTES."""
+    ck = torch.load(ck_path, map_location="cpu", weights_only=False)
+    sd = {k: (v.half() if v.is_floating_point() else v) for k, v in ck["model"].items() if k != WORD_EMB}
+    tmp = ck_path + ".fp16"
+    torch.save({"model": sd, "n_layers": ck.get("n_layers"), "run": name}, tmp)
+    data = open(tmp, "rb").read()
+    for i in range(0, len(data), PART_BYTES):
+        with open(os.path.join(out, f"{name}.fp16.part{i // PART_BYTES}"), "wb") as f:
+            f.write(data[i:i + PART_BYTES])
+    return len(data)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--payload", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--mode", choices=["recipe", "students"], default="recipe")
     ap.add_argument("--work", default="/tmp/semtrace-sweep")
     ap.add_argument("--device", default="cuda")
-    ap.add_argument("--budget-s", type=float, default=480, help="start no new run after this many seconds")
+    ap.add_argument("--budget-s", type=float, default=420, help="start no new run after this many seconds")
     ap.add_argument("--dry-run", action="store_true")
     a = ap.parse_args()
     t0 = time.time()
@@ -48,28 +87,28 @@ def main():
     nli = os.path.join(a.work, "nli", "indomain")
     os.makedirs(nli, exist_ok=True)
     for f in ("train", "dev"):
-        with gzip.open(os.path.join(a.payload, f"{f}.jsonl.gz"), "rb") as src, open(os.path.join(nli, f"{f}.jsonl"), "wb") as dst:
+        with gzip.open(os.path.join(a.payload, f"{f}.jsonl.gz"), "rb") as src, \
+                open(os.path.join(nli, f"{f}.jsonl"), "wb") as dst:
             shutil.copyfileobj(src, dst)
     env = dict(os.environ, SEMTRACE_BACKBONE_DIR=os.path.join(a.payload, "backbone"), PYTHONUNBUFFERED="1")
     py = sys.executable
-    init = os.path.join(a.work, "stage12.pt")
-    subprocess.run([py, os.path.join(ROOT, "training/onnx_to_ckpt.py"), os.path.join(a.payload, "stage12.int8.onnx"), init],
-                   env=env, check=True)
-    grid = GRID[:1] if a.dry_run else GRID
+    # recipe: the stages-1-2 graph (carried); students: the default's graph (tracked, in the tree).
+    graph = (os.path.join(a.payload, "stage12.int8.onnx") if a.mode == "recipe"
+             else os.path.join(ROOT, "models/semtrace-nli-minilm/model.onnx"))
+    init = os.path.join(a.work, f"{a.mode}-init.pt")
+    subprocess.run([py, os.path.join(ROOT, "training/onnx_to_ckpt.py"), graph, init], env=env, check=True)
+    grid = RECIPE if a.mode == "recipe" else STUDENTS
+    grid = grid[:1] if a.dry_run else grid
     rows = []
     log = open(os.path.join(a.out, "runs.log"), "w")
     for c in grid:
         if time.time() - t0 > a.budget_s:
             print(f"budget reached after {len(rows)} runs", flush=True)
             break
-        name = run_name(c)
+        name = run_name(a.mode, c)
         ck = os.path.join(a.work, name)
-        cmd = [py, os.path.join(ROOT, "training/train_nli.py"), "--device", a.device, "--data", os.path.join(a.work, "nli"),
-               "--init", init, "--ckpt-dir", ck, "--no-rte", "--identity-aug",
-               "--decoding", os.path.join(ROOT, "training/data/decoding/labels.jsonl"), "--decoding-repeat", str(c["rep"]),
-               "--decoding-rules", "--epochs", str(0.002 if a.dry_run else c["epochs"]), "--bs", "32", "--lr", str(c["lr"]),
-               "--warmup", "0.05", "--freeze-word-emb", "--seed", str(c["seed"]), "--save-every", "1000000",
-               "--log-every", "100"]
+        cmd = [py, os.path.join(ROOT, "training/train_nli.py"), "--device", a.device, "--data",
+               os.path.join(a.work, "nli"), "--ckpt-dir", ck] + run_args(a.mode, c, init, a.dry_run)
         if a.device != "cpu":
             cmd.append("--bf16")
         t = time.time()
@@ -79,28 +118,27 @@ def main():
         if p.returncode != 0:
             log.write(p.stderr[-3000:] + "\n")
         log.flush()
-        m = re.search(r"acc ([\d.]+) entF1 ([\d.]+).*decoding P ([\d.]+) R ([\d.]+) F1 ([\d.]+) score ([\d.]+)",
-                      dev_lines[-2] if len(dev_lines) >= 2 else "")
-        if p.returncode == 0 and m:
-            rows.append((float(m.group(6)), name, m.groups(), ck))
-        print(f"{name}: rc {p.returncode}, {time.time() - t:.0f}s, {m.groups() if m else 'no figures'}", flush=True)
+        # The best evaluation of the run (its best.pt), not the last.
+        figs = [re.search(r"acc ([\d.]+) entF1 ([\d.]+).*decoding P ([\d.]+) R ([\d.]+) F1 ([\d.]+) score ([\d.]+)", l)
+                for l in dev_lines if l.startswith("[dev]")]
+        figs = [m for m in figs if m]
+        if p.returncode == 0 and figs:
+            m = max(figs, key=lambda m: float(m.group(6)))
+            group = c.get("layers", "all")
+            rows.append((float(m.group(6)), name, m.groups()[:5], ck, group))
+        print(f"{name}: rc {p.returncode}, {time.time() - t:.0f}s, {rows[-1][2] if rows and rows[-1][1] == name else 'no figures'}",
+              flush=True)
     with open(os.path.join(a.out, "summary.tsv"), "w") as f:
         f.write("score\trun\tdev_acc\tdev_ent_f1\tdec_P\tdec_R\tdec_F1\n")
-        for score, name, g, _ in sorted(rows, reverse=True):
-            f.write(f"{score:.4f}\t{name}\t" + "\t".join(g[:5]) + "\n")
+        for score, name, g, _, _ in sorted(rows, reverse=True):
+            f.write(f"{score:.4f}\t{name}\t" + "\t".join(g) + "\n")
     if not rows:
         sys.exit("sweep.py: no run finished")
-    best = max(rows)
-    sd = torch.load(os.path.join(best[3], "best.pt"), map_location="cpu", weights_only=False)
-    half = {k: (v.half() if v.is_floating_point() else v) for k, v in sd["model"].items()}
-    tmp = os.path.join(a.work, "best.fp16.pt")
-    torch.save({"model": half, "n_layers": sd.get("n_layers"), "run": best[1]}, tmp)
-    data = open(tmp, "rb").read()
-    for i in range(0, len(data), PART_BYTES):
-        with open(os.path.join(a.out, f"best.fp16.part{i // PART_BYTES}"), "wb") as f:
-            f.write(data[i:i + PART_BYTES])
-    print(f"selected {best[1]} (score {best[0]:.4f}); {len(data)} bytes in {(len(data) + PART_BYTES - 1) // PART_BYTES} parts; "
-          f"{time.time() - t0:.0f}s in all", flush=True)
+    for group in sorted({r[4] for r in rows}):
+        best = max(r for r in rows if r[4] == group)
+        n = write_parts(os.path.join(best[3], "best.pt"), best[1], a.out)
+        print(f"selected {best[1]} (score {best[0]:.4f}) for {group}: {n} bytes", flush=True)
+    print(f"{time.time() - t0:.0f}s in all", flush=True)
 
 
 if __name__ == "__main__":
