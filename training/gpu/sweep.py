@@ -7,8 +7,9 @@ checkpoint under a grid of learning rates, lengths, decoding repeats and seeds.
 --mode students: students of the default (its graph turned back into a checkpoint is the teacher)
 that keep 2, 3 or 4 encoder layers, for longer and with two distillation weights.
 
-Each run is train_nli.py; runs are selected by its own score (in-domain dev and the heldout
-decoding pairs; never llm-reviews), the best one per group (recipe: one group; students: one per
+Each run is train_nli.py with --select decoding: its best.pt, and the runs, are chosen on the heldout
+decoding pairs (train-pool papers held out of training); in-domain dev is reported, never selected
+on, and llm-reviews is never read. The best run per group is kept (recipe: one group; students: one per
 layer count). OUT gets summary.tsv (every run, best first), runs.log (each run's dev lines) and each
 selected run's weights in fp16 *without* the word-embedding matrix, which training keeps frozen
 (--freeze-word-emb), so it equals the starting checkpoint's: NAME.fp16.partN files under the device
@@ -51,7 +52,7 @@ def run_args(mode, c, init, dry):
     epochs = str(0.002 if dry else c["epochs"])
     common = ["--no-rte", "--identity-aug", "--decoding", os.path.join(ROOT, "training/data/decoding/labels.jsonl"),
               "--epochs", epochs, "--bs", "32", "--warmup", "0.05", "--freeze-word-emb", "--save-every", "1000000",
-              "--log-every", "100", "--init", init]
+              "--log-every", "100", "--init", init, "--select", "decoding"]
     if mode == "recipe":
         return common + ["--decoding-repeat", str(c["rep"]), "--decoding-rules", "--lr", str(c["lr"]),
                          "--seed", str(c["seed"])]
