@@ -11,7 +11,14 @@ How: the backbone is exported once more with export_onnx.py's exporter after fil
 distinct random tensor; each initializer of that export is then matched to the parameter it holds (itself or its
 transpose). The exporter names initializers deterministically, so the same names in the given graph hold the
 trained values. The result is checked by running both on a few pairs.
+
+    onnx_to_ckpt.py GRAPH OUT.pt --write-map MAP.json   # also writes the initializer -> parameter map
+    onnx_to_ckpt.py GRAPH OUT.pt --map MAP.json         # uses that map instead of exporting a probe
+
+The exporter's initializer names are counters of its tracer, so another torch version may number them
+differently: the device sweep (training/gpu/) carries a map made here and never exports a probe there.
 """
+import json
 import os
 import sys
 import tempfile
@@ -54,10 +61,8 @@ def float_initializers(path):
     return out
 
 
-def main(src, dst):
-    torch.manual_seed(0)
-    model = build_model().eval()
-    params = dict(model.named_parameters())
+def probe_map(model, params):
+    """initializer name -> (parameter name, transposed), by exporting the model with distinct random weights."""
     with torch.no_grad():
         for p in params.values():
             p.copy_(torch.randn_like(p))
@@ -65,12 +70,7 @@ def main(src, dst):
         probe = os.path.join(tmp, "probe.onnx")
         export_fp32(model, probe)
         marked = float_initializers(probe)
-    trained = float_initializers(src)
-    if set(marked) != set(trained):
-        sys.exit(f"{src} does not have this exporter's initializers "
-                 f"({len(set(marked) ^ set(trained))} names differ): re-export it with export_onnx.py")
-    state = {n: p.detach().clone() for n, p in params.items()}
-    filled = set()
+    out = {}
     for name, arr in marked.items():
         t = torch.from_numpy(np.ascontiguousarray(arr))
         hit = None
@@ -83,7 +83,30 @@ def main(src, dst):
                 break
         if hit is None:
             continue  # a constant of the graph (position ids, mask scale), not a parameter
-        pn, transposed = hit
+        out[name] = hit
+    return out, set(marked)
+
+
+def main(src, dst, map_in=None, map_out=None):
+    torch.manual_seed(0)
+    model = build_model().eval()
+    params = dict(model.named_parameters())
+    trained = float_initializers(src)
+    if map_in:
+        names = json.load(open(map_in))
+        mapping = {k: tuple(v) for k, v in names.items()}
+        if not set(mapping) <= set(trained):
+            sys.exit(f"{src} lacks initializers of {map_in}: not the graph the map was made for")
+    else:
+        mapping, marked = probe_map(model, params)
+        if marked != set(trained):
+            sys.exit(f"{src} does not have this exporter's initializers "
+                     f"({len(marked ^ set(trained))} names differ): re-export it with export_onnx.py")
+    if map_out:
+        json.dump({k: list(v) for k, v in sorted(mapping.items())}, open(map_out, "w"), indent=0)
+    state = {n: p.detach().clone() for n, p in params.items()}
+    filled = set()
+    for name, (pn, transposed) in mapping.items():
         v = torch.from_numpy(np.ascontiguousarray(trained[name]))
         state[pn] = (v.T if transposed else v).contiguous().clone()
         filled.add(pn)
@@ -116,6 +139,12 @@ def main(src, dst):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("graph")
+    ap.add_argument("out")
+    ap.add_argument("--map", default=None, help="initializer -> parameter map from --write-map (no probe export)")
+    ap.add_argument("--write-map", default=None, help="also write the initializer -> parameter map here")
+    a = ap.parse_args()
+    main(a.graph, a.out, a.map, a.write_map)

@@ -15,13 +15,16 @@ selected run's weights in fp16 *without* the word-embedding matrix, which traini
 (--freeze-word-emb), so it equals the starting checkpoint's: NAME.fp16.partN files under the device
 tool's 16 MiB per-file limit. `training/gpu/unpack.py` puts the matrix back from the same start.
 
-usage: sweep.py --payload DIR --out DIR [--mode recipe|students] [--device cuda] [--budget-s 420] [--dry-run]
+Each run trains in fp32 and is evaluated once, at its end, as stage 3c was (so the first recipe run is
+the shipped recipe), and its figures are read from its best.pt. No run may pass --deadline-s: a run
+starts only if the longest so far would still fit, and is stopped at the deadline.
+
+usage: sweep.py --payload DIR --out DIR [--mode recipe|students] [--device cuda] [--deadline-s 540] [--dry-run]
 --dry-run: one configuration for a few steps (checks the plumbing on a CPU)."""
 import argparse
 import gzip
 import itertools
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -52,7 +55,7 @@ def run_args(mode, c, init, dry):
     epochs = str(0.002 if dry else c["epochs"])
     common = ["--no-rte", "--identity-aug", "--decoding", os.path.join(ROOT, "training/data/decoding/labels.jsonl"),
               "--epochs", epochs, "--bs", "32", "--warmup", "0.05", "--freeze-word-emb", "--save-every", "1000000",
-              "--log-every", "100", "--init", init, "--select", "decoding"]
+              "--eval-every", "1000000", "--log-every", "100", "--init", init, "--select", "decoding"]
     if mode == "recipe":
         return common + ["--decoding-repeat", str(c["rep"]), "--decoding-rules", "--lr", str(c["lr"]),
                          "--seed", str(c["seed"])]
@@ -73,6 +76,16 @@ def write_parts(ck_path, name, out):
     return len(data)
 
 
+def best_figures(ck_dir):
+    """The evaluation best.pt was saved at: (score, (dev acc, dev entailment F1, decoding P, R, F1))."""
+    path = os.path.join(ck_dir, "best.pt")
+    if not os.path.exists(path):
+        return None
+    hist = torch.load(path, map_location="cpu", weights_only=False)["state"]["history"]
+    m = max(hist, key=lambda h: h["score"])
+    return m["score"], tuple(f"{m[k]:.4f}" for k in ("acc", "ent_f1", "dec_prec", "dec_rec", "dec_f1"))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--payload", required=True)
@@ -80,10 +93,13 @@ def main():
     ap.add_argument("--mode", choices=["recipe", "students"], default="recipe")
     ap.add_argument("--work", default="/tmp/semtrace-sweep")
     ap.add_argument("--device", default="cuda")
-    ap.add_argument("--budget-s", type=float, default=420, help="start no new run after this many seconds")
+    ap.add_argument("--deadline-s", type=float, default=540,
+                    help="seconds after which no run may still be training (the device allows 600 per command)")
     ap.add_argument("--dry-run", action="store_true")
     a = ap.parse_args()
     t0 = time.time()
+    # A fresh work folder: train_nli.py would resume a same-named run left on a warm machine.
+    shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.out, exist_ok=True)
     nli = os.path.join(a.work, "nli", "indomain")
     os.makedirs(nli, exist_ok=True)
@@ -94,41 +110,43 @@ def main():
     env = dict(os.environ, SEMTRACE_BACKBONE_DIR=os.path.join(a.payload, "backbone"), PYTHONUNBUFFERED="1")
     py = sys.executable
     # recipe: the stages-1-2 graph (carried); students: the default's graph (tracked, in the tree).
-    graph = (os.path.join(a.payload, "stage12.int8.onnx") if a.mode == "recipe"
-             else os.path.join(ROOT, "models/semtrace-nli-minilm/model.onnx"))
+    graph, names = ((os.path.join(a.payload, "stage12.int8.onnx"), os.path.join(a.payload, "stage12.map.json"))
+                    if a.mode == "recipe" else
+                    (os.path.join(ROOT, "models/semtrace-nli-minilm/model.onnx"), os.path.join(a.payload, "default.map.json")))
     init = os.path.join(a.work, f"{a.mode}-init.pt")
-    subprocess.run([py, os.path.join(ROOT, "training/onnx_to_ckpt.py"), graph, init], env=env, check=True)
+    # The initializer map made by pack.sh: this torch's exporter may number a probe export differently.
+    subprocess.run([py, os.path.join(ROOT, "training/onnx_to_ckpt.py"), graph, init, "--map", names], env=env, check=True)
     grid = RECIPE if a.mode == "recipe" else STUDENTS
     grid = grid[:1] if a.dry_run else grid
     rows = []
+    longest = 0.0
     log = open(os.path.join(a.out, "runs.log"), "w")
     for c in grid:
-        if time.time() - t0 > a.budget_s:
-            print(f"budget reached after {len(rows)} runs", flush=True)
+        left = a.deadline_s - (time.time() - t0)
+        if left < 1.3 * longest or left < 30:
+            print(f"deadline: {len(rows)} runs done, {left:.0f}s left", flush=True)
             break
         name = run_name(a.mode, c)
         ck = os.path.join(a.work, name)
         cmd = [py, os.path.join(ROOT, "training/train_nli.py"), "--device", a.device, "--data",
                os.path.join(a.work, "nli"), "--ckpt-dir", ck] + run_args(a.mode, c, init, a.dry_run)
-        if a.device != "cpu":
-            cmd.append("--bf16")
         t = time.time()
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        dev_lines = [l for l in p.stdout.splitlines() if l.startswith("[dev]") or l.startswith("done:")]
-        log.write(f"== {name} rc {p.returncode} {time.time() - t:.0f}s\n" + "\n".join(dev_lines) + "\n")
-        if p.returncode != 0:
-            log.write(p.stderr[-3000:] + "\n")
+        try:
+            p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=max(1.0, left))
+            rc, out, err = p.returncode, p.stdout, p.stderr
+        except subprocess.TimeoutExpired as e:
+            rc, out, err = "timeout", e.stdout or "", e.stderr or ""
+            out, err = (x.decode() if isinstance(x, bytes) else x for x in (out, err))
+        longest = max(longest, time.time() - t)
+        dev_lines = [l for l in out.splitlines() if l.startswith("[dev]") or l.startswith("done:")]
+        log.write(f"== {name} rc {rc} {time.time() - t:.0f}s\n" + "\n".join(dev_lines) + "\n")
+        if rc != 0:
+            log.write(err[-3000:] + "\n")
         log.flush()
-        # The best evaluation of the run (its best.pt), not the last.
-        figs = [re.search(r"acc ([\d.]+) entF1 ([\d.]+).*decoding P ([\d.]+) R ([\d.]+) F1 ([\d.]+) score ([\d.]+)", l)
-                for l in dev_lines if l.startswith("[dev]")]
-        figs = [m for m in figs if m]
-        if p.returncode == 0 and figs:
-            m = max(figs, key=lambda m: float(m.group(6)))
-            group = c.get("layers", "all")
-            rows.append((float(m.group(6)), name, m.groups()[:5], ck, group))
-        print(f"{name}: rc {p.returncode}, {time.time() - t:.0f}s, {rows[-1][2] if rows and rows[-1][1] == name else 'no figures'}",
-              flush=True)
+        figs = best_figures(ck) if rc == 0 else None
+        if figs:
+            rows.append((figs[0], name, figs[1], ck, c.get("layers", "all")))
+        print(f"{name}: rc {rc}, {time.time() - t:.0f}s, {figs[1] if figs else 'no figures'}", flush=True)
     with open(os.path.join(a.out, "summary.tsv"), "w") as f:
         f.write("score\trun\tdev_acc\tdev_ent_f1\tdec_P\tdec_R\tdec_F1\n")
         for score, name, g, _, _ in sorted(rows, reverse=True):

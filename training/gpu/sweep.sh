@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${OUT:?OUT (the folder that comes back) is not set}"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
-PYTHONUNBUFFERED=1 python3 training/gpu/sweep.py --payload target/gpu-payload --out "$OUT" --budget-s "${BUDGET_S:-420}" "$@" 2>&1 \
+PYTHONUNBUFFERED=1 python3 training/gpu/sweep.py --payload target/gpu-payload --out "$OUT" --deadline-s "${DEADLINE_S:-540}" "$@" 2>&1 \
   | tee "$OUT/sweep.log"
