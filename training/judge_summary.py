@@ -16,6 +16,11 @@ args = ap.parse_args()
 base = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "fact-judgments")
 d = os.path.join(base, args.round)
 rows = [json.loads(l) for f in sorted(glob.glob(os.path.join(d, "judge-*.jsonl"))) for l in open(f)]
+if not rows:
+    ap.error(f"no judge-*.jsonl in {d}")
+for rnd in [args.against] if args.against else []:
+    if not os.path.exists(os.path.join(base, rnd, "facts.jsonl")):
+        ap.error(f"--against {rnd}: no facts.jsonl in {os.path.join(base, rnd)}")
 qs = ["self_contained", "true_to_quote", "reviewer_like", "not_boilerplate"]
 
 
