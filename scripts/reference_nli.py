@@ -6,7 +6,12 @@ Reads a JSON request (argv[1]) written by the Rust tests:
    "batches": [{"rows": r, "seq": s, "input_ids": [...], "attention_mask": [...], "token_type_ids": [...]}]}
 and writes (argv[2]) {"token_ids": [[...], ...], "logits": [[[...], ...], ...], "logits_unoptimised": ...}.
 Batches are fed exactly as given, so batch composition (which matters for dynamically quantised
-graphs) is identical on both sides. onnxruntime runs with one thread, as tract does."""
+graphs) is identical on both sides. onnxruntime runs with one thread, as tract does.
+
+A split cross-encoder (a graph with a `hidden` input; training/split_model.py) is tokenised segment by
+segment (premise alone, at most 3/4 of max_length; hypothesis alone without [CLS], at most 1/4) and each
+batch row runs as the engine runs it: its type-0 and type-1 tokens through the lower part apart, their
+states concatenated through the upper part."""
 import json
 import sys
 
@@ -18,7 +23,53 @@ req = json.load(open(sys.argv[1]))
 tok = Tokenizer.from_file(req["tokenizer"])
 tok.no_padding()
 tok.enable_truncation(req["max_length"], strategy="longest_first", direction="right")
-ids = [tok.encode(p, h).ids for p, h in req["pairs"]]
+probe = ort.InferenceSession(req["onnx"], providers=["CPUExecutionProvider"])
+SPLIT = any(i.name in ("hidden", "memory") for i in probe.get_inputs())
+
+
+def cap(ids, n):
+    return ids[:n - 1] + [ids[-1]] if len(ids) > n else ids
+
+
+def split_ids(p, h):
+    prem_cap = req["max_length"] * 3 // 4
+    return cap(tok.encode(p).ids, prem_cap) + cap(tok.encode(h).ids[1:], req["max_length"] - prem_cap)
+
+
+ids = [split_ids(p, h) if SPLIT else tok.encode(p, h).ids for p, h in req["pairs"]]
+
+
+def run_split(sess, b):
+    """Rows of one batch through the two parts (the unused part's inputs get a one-element dummy).
+    Segments layout: both segments through the lower part, their states concatenated into the upper;
+    memory layout: the premise through the lower part, its memory and the hypothesis ids into the upper."""
+    shape = (b["rows"], b["seq"])
+    arrs = {k: np.asarray(b[k], dtype=np.int64).reshape(shape) for k in ("input_ids", "attention_mask", "token_type_ids")}
+    inputs = {i.name: i for i in sess.get_inputs()}
+    one = np.ones((1, 1), np.int64)
+    memory = "memory" in inputs
+    if memory:
+        planes, width = inputs["memory"].shape[1], inputs["memory"].shape[3]
+        dummy = {"memory": np.zeros((1, planes, 1, width), np.float32), "memory_mask": one, "hyp_ids": one, "hyp_mask": one}
+    else:
+        dummy = {"hidden": np.zeros((1, 1, inputs["hidden"].shape[2]), np.float32), "pair_mask": one}
+    no_lower = dict(input_ids=one, attention_mask=one, token_type_ids=0 * one)
+    out = []
+    for r in range(b["rows"]):
+        live = arrs["attention_mask"][r] == 1
+        segs = [arrs["input_ids"][r][live & (arrs["token_type_ids"][r] == t)][None, :] for t in (0, 1)]
+
+        def lower(seg, t):
+            feed = dict(dummy, input_ids=seg, attention_mask=np.ones_like(seg), token_type_ids=np.full_like(seg, t))
+            return sess.run(["lower_hidden"], feed)[0]
+        if memory:
+            feed = dict(no_lower, memory=lower(segs[0], 0), memory_mask=np.ones_like(segs[0]), hyp_ids=segs[1],
+                        hyp_mask=np.ones_like(segs[1]))
+        else:
+            hid = np.concatenate([lower(segs[0], 0), lower(segs[1], 1)], axis=1)
+            feed = dict(no_lower, hidden=hid, pair_mask=np.ones(hid.shape[:2], np.int64))
+        out.append(sess.run(["logits"], feed)[0][0].astype(float).tolist())
+    return out
 
 
 def run(level):
@@ -29,6 +80,9 @@ def run(level):
     sess = ort.InferenceSession(req["onnx"], so, providers=["CPUExecutionProvider"])
     logits = []
     for b in req.get("batches", []):
+        if SPLIT:
+            logits.append(run_split(sess, b))
+            continue
         shape = (b["rows"], b["seq"])
         feed = {}
         for i in sess.get_inputs():

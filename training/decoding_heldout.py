@@ -17,7 +17,7 @@ import onnxruntime as ort
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import decoding_metrics, encode_all, load_tokenizer, read_decoding  # noqa: E402
-from evaluate import run_model  # noqa: E402
+from evaluate import encode_for, run_model  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # The second batch's pairs carry this brief version (training/data/decoding/README.md).
@@ -32,8 +32,8 @@ def main() -> None:
     ap.add_argument("--tau", type=float, default=0.52)
     ap.add_argument("--labels", default=str(ROOT / "training/data/decoding/labels.jsonl"))
     a = ap.parse_args()
-    exs = encode_all(load_tokenizer(str(ROOT / "models/semtrace-nli-minilm/tokenizer.json")),
-                     read_decoding(a.labels, "heldout"))
+    tok = load_tokenizer(str(ROOT / "models/semtrace-nli-minilm/tokenizer.json"))
+    exs = encode_all(tok, read_decoding(a.labels, "heldout"))
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     # f32 arithmetic as tract and the browser run it (evaluate.py: ENABLE_ALL fuses int8 weights into
@@ -43,7 +43,8 @@ def main() -> None:
         name, sep, path = spec.partition("=")
         if not sep:
             ap.error(f"expected NAME=MODEL.onnx, got {spec!r}")
-        probs = run_model(ort.InferenceSession(path, so, providers=["CPUExecutionProvider"]), exs)
+        sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        probs = run_model(sess, encode_for(sess, tok, exs))
         for sub, keep in BATCHES.items():
             idx = [i for i, e in enumerate(exs) if keep(e)]
             m = decoding_metrics([exs[i] for i in idx], probs[idx], a.tau)

@@ -23,7 +23,78 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import ENTAIL, LABELS, cross_paper_pairs, MAX_LEN, NOT_ENTAIL, encode_all, load_tokenizer, read_indomain, read_rte, read_sick  # noqa: E402
 
 
+def is_split(sess):
+    """A split cross-encoder graph (split_model.py; export_onnx.SplitGraph, MemoryGraph) has a `hidden`
+    (segments layout) or a `memory` input."""
+    return any(i.name in ("hidden", "memory") for i in sess.get_inputs())
+
+
+def encode_for(sess, tok, exs):
+    """Token ids as the graph reads them: the pair encoding, or segment by segment for a split graph."""
+    if is_split(sess):
+        from split_model import encode_split
+        return encode_split(tok, exs)
+    return encode_all(tok, exs)
+
+
+def _pad(rows, dtype=np.int64):
+    n = max(len(r) for r in rows)
+    out = np.zeros((len(rows), n), dtype=dtype)
+    mask = np.zeros((len(rows), n), dtype=np.int64)
+    for i, r in enumerate(rows):
+        out[i, :len(r)], mask[i, :len(r)] = r, 1
+    return out, mask
+
+
+def run_split(sess, exs, order, bs):
+    """A split graph as the engine runs it: each segment through the lower part (padded batches; a
+    padded row's states are masked out), the two segments' states concatenated through the upper part."""
+    inputs = {i.name: i for i in sess.get_inputs()}
+    one = np.ones((1, 1), np.int64)
+    memory = "memory" in inputs
+    if memory:
+        planes, width = inputs["memory"].shape[1], inputs["memory"].shape[3]
+        dummy_upper = {"memory": np.zeros((1, planes, 1, width), np.float32), "memory_mask": one, "hyp_ids": one,
+                       "hyp_mask": one}
+    else:
+        width = inputs["hidden"].shape[2]
+        dummy_upper = {"hidden": np.zeros((1, 1, width), np.float32), "pair_mask": one}
+    no_lower = {"input_ids": one, "attention_mask": one, "token_type_ids": 0 * one}
+    probs = np.zeros((len(exs), len(LABELS)), dtype=np.float64)
+    for s in range(0, len(order), bs):
+        b = order[s:s + bs]
+        segs = [[[i for i, tt in zip(exs[k]["ids"], exs[k]["tt"]) if tt == t] for k in b] for t in (0, 1)]
+
+        def lower(t):
+            ids, am = _pad(segs[t])
+            return sess.run(["lower_hidden"], dict(dummy_upper, input_ids=ids, attention_mask=am,
+                                                   token_type_ids=np.full_like(ids, t)))[0], am
+        if memory:
+            # padded premises: masked keys, and the hypothesis positions start after each row's own length
+            mem, mm = lower(0)
+            hyp, hm = _pad(segs[1])
+            feed = dict(no_lower, memory=mem, memory_mask=mm, hyp_ids=hyp, hyp_mask=hm)
+        else:
+            states = []
+            for t in (0, 1):
+                h, _ = lower(t)
+                states.append([h[r, :len(seg)] for r, seg in enumerate(segs[t])])
+            pairs = [np.concatenate([p, q]) for p, q in zip(*states)]
+            n = max(len(x) for x in pairs)
+            hid = np.zeros((len(b), n, width), np.float32)
+            pm = np.zeros((len(b), n), np.int64)
+            for r, x in enumerate(pairs):
+                hid[r, :len(x)], pm[r, :len(x)] = x, 1
+            feed = dict(no_lower, hidden=hid, pair_mask=pm)
+        logits = sess.run(["logits"], feed)[0].astype(np.float64)
+        e = np.exp(logits - logits.max(1, keepdims=True))
+        probs[b] = e / e.sum(1, keepdims=True)
+    return probs
+
+
 def run_model(sess, exs, bs=32):
+    if is_split(sess):
+        return run_split(sess, exs, sorted(range(len(exs)), key=lambda i: len(exs[i]["ids"])), bs)
     order = sorted(range(len(exs)), key=lambda i: len(exs[i]["ids"]))
     probs = np.zeros((len(exs), len(LABELS)), dtype=np.float64)
     for s in range(0, len(order), bs):
@@ -144,6 +215,7 @@ def main():
         res = {"file": os.path.basename(path), "size_bytes": os.path.getsize(path), "eval_batch_size": args.bs}
         for sname, exs in sets.items():
             t = time.time()
+            encode_for(sess, tok, exs)  # a split graph reads its segments apart
             probs = run_model(sess, exs, bs=args.bs)
             if sname == "indomain_dev":
                 res[sname] = indomain_metrics(exs, probs)

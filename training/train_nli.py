@@ -28,6 +28,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from split_model import MemoryCrossEncoder, SplitCrossEncoder, encode_split  # noqa: E402
 from common import (ENTAIL, LABEL2ID, cross_paper_pairs, decoding_metrics, long_premise_pairs, read_decoding, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
                     read_indomain, read_rte, read_sick)
 
@@ -70,11 +71,26 @@ def keep_layers(model, keep):
 
 
 def load_checkpoint_model(path, bdir=None):
-    """A model with the layer count its checkpoint records (all 6 when it records none)."""
+    """A model with the layer count its checkpoint records (all 6 when it records none), split when the
+    checkpoint records a split layer (split_model.py)."""
     ck = torch.load(path, map_location="cpu", weights_only=False)
     model = build_model(bdir, ck.get("n_layers"))
+    if ck.get("split"):
+        model = SPLIT_MODES[ck.get("split_mode") or "segments"](model, ck["split"])
     model.load_state_dict(ck["model"])
     return model, ck
+
+
+# --split-mode: which lower layers see what (split_model.py).
+SPLIT_MODES = {"segments": SplitCrossEncoder, "memory": MemoryCrossEncoder}
+
+# How examples become token ids: the plain pair encoding, or segment by segment for a split model
+# (--split-layer; split_model.encode_split). Set once in main() before any encoding.
+ENCODE = [encode_all]
+
+
+def encode(tok, exs):
+    return ENCODE[0](tok, exs)
 
 
 def kd_loss(student_logits, teacher_logits, temp):
@@ -341,7 +357,7 @@ def spurious_rate(model, tok, exs, seed):
     """Share of cross-paper (proposition, window) pairs of dev with p(entailment) >= 0.52, the
     decoder's threshold: how often an unrelated window would count as mentioning a fact."""
     probe = cross_paper_pairs(exs, seed, per_hyp=2)
-    encode_all(tok, probe)
+    encode(tok, probe)
     return float((predict(model, probe)[:, ENTAIL] >= 0.52).mean())
 
 
@@ -349,7 +365,7 @@ def identity_rate(model, tok, exs):
     """Share of dev propositions whose verbatim statement is predicted as entailment."""
     hyps = sorted({e["hypothesis"] for e in exs})
     probe = [dict(premise=h, hypothesis=h, label=ENTAIL, binary=0, src="indomain", kind="identity", item_id="x") for h in hyps]
-    encode_all(tok, probe)
+    encode(tok, probe)
     return float((predict(model, probe).argmax(1) == ENTAIL).mean())
 
 
@@ -428,7 +444,20 @@ def main():
     ap.add_argument("--teacher", default=None, help="checkpoint of the teacher for --student-layers")
     ap.add_argument("--kd-alpha", type=float, default=0.7, help="weight of the distillation loss (1 - it: hard labels)")
     ap.add_argument("--kd-temp", type=float, default=2.0, help="distillation temperature")
+    ap.add_argument("--split-layer", type=int, default=None, metavar="K",
+                    help="train a split cross-encoder (split_model.py): layers below K read premise and hypothesis "
+                         "apart, so the engine runs them once per window and per fact; needs --init, distils from "
+                         "--teacher when given")
+    ap.add_argument("--split-mode", choices=sorted(SPLIT_MODES), default="segments",
+                    help="segments: below K, premise and hypothesis each read only themselves; memory: below K, "
+                         "only the premise is cut off from the hypothesis (the hypothesis reads the cached premise)")
     args = ap.parse_args()
+    if args.split_layer is not None and not args.init:
+        sys.exit("--split-layer needs --init (the trained cross-encoder whose weights it starts from)")
+    if args.split_layer is not None and args.student_layers:
+        sys.exit("--split-layer and --student-layers do not combine")
+    if args.split_layer is not None:
+        ENCODE[0] = encode_split
     if args.student_layers and not (args.init and args.teacher):
         sys.exit("--student-layers needs --init (the weights it keeps layers of) and --teacher")
 
@@ -468,10 +497,10 @@ def main():
             train += decoding_rule_pairs(dec_train, args.seed)
         if args.decoding_long:
             train += long_premise_pairs(dec_train, args.decoding_long, args.seed, verbatim=args.decoding_long_verbatim)
-        encode_all(tok, dec_heldout)
+        encode(tok, dec_heldout)
     dev = read_indomain(os.path.join(args.data, "indomain/dev.jsonl"))
-    encode_all(tok, train)
-    encode_all(tok, dev)
+    encode(tok, train)
+    encode(tok, dev)
     ntok = sum(len(e["ids"]) for e in train)
     print(f"train examples {len(train)} (mean {ntok / len(train):.1f} tokens), dev {len(dev)}", flush=True)
 
@@ -500,18 +529,32 @@ def main():
             p.requires_grad_(False)
         print(f"student: encoder layers {keep} of {args.init}; teacher {args.teacher} "
               f"({len(teacher.bert.encoder.layer)} layers), kd alpha {args.kd_alpha} T {args.kd_temp}", flush=True)
+    split = None
+    if args.split_layer is not None:
+        try:
+            model = SPLIT_MODES[args.split_mode](model, args.split_layer)
+        except ValueError as e:
+            sys.exit(f"--split-layer: {e}")
+        split = args.split_layer
+        if args.teacher:
+            teacher, _ = load_checkpoint_model(args.teacher, bdir)
+            teacher.eval()
+            for p in teacher.parameters():
+                p.requires_grad_(False)
+        print(f"split cross-encoder ({args.split_mode}): layers 0..{split - 1} split, {split}.. per pair; "
+              f"teacher {args.teacher or 'none'}, kd alpha {args.kd_alpha} T {args.kd_temp}", flush=True)
     device = torch.device(args.device)
     model.to(device)
     if teacher is not None:
         teacher.to(device)
     if args.generic_neg:
         gen = generic_negatives(model, tok, train, args.seed, args.generic_neg)
-        encode_all(tok, gen)
+        encode(tok, gen)
         train += gen
         print(f"train examples with generic negatives {len(train)}", flush=True)
     model.train()
     if args.freeze_word_emb:
-        model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+        (model.ce if split else model).bert.embeddings.word_embeddings.weight.requires_grad_(False)
     no_decay = ("bias", "LayerNorm.weight")
     groups = [
         {"params": [p for n, p in model.named_parameters() if p.requires_grad and not any(k in n for k in no_decay)], "weight_decay": args.wd},
@@ -529,7 +572,7 @@ def main():
     last = os.path.join(args.ckpt_dir, "last.pt")
     if os.path.exists(last) and not args.bench:
         ck = torch.load(last, map_location="cpu", weights_only=False)
-        if ck.get("args_sig") != [args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers]:
+        if ck.get("args_sig") != [args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers] + ([args.split_layer, args.split_mode] if split else []):
             sys.exit(f"{last} was written with different settings; remove {args.ckpt_dir} to start over")
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
@@ -540,10 +583,11 @@ def main():
 
     def save(path, full=True):
         tmp = path + ".tmp"
-        d = {"model": model.state_dict(), "state": state, "n_layers": n_layers}
+        d = {"model": model.state_dict(), "state": state, "n_layers": n_layers, "split": split,
+             "split_mode": args.split_mode if split else None}
         if full:
             d.update(opt=opt.state_dict(), sched=sched.state_dict(), torch_rng=torch.get_rng_state(),
-                     args_sig=[args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers])
+                     args_sig=[args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers] + ([args.split_layer, args.split_mode] if split else []))
         torch.save(d, tmp)
         os.replace(tmp, path)
 

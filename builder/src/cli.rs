@@ -675,6 +675,11 @@ pub struct BenchArgs {
     /// Pairs for the engine throughput figure.
     #[arg(long, default_value_t = 64, value_parser = at_least_one)]
     pub pairs: usize,
+    /// Pair each window with every fact of the bundle (the pairs the exhaustive decoder scores),
+    /// window after window, instead of one fact per window in turn. This is the fair throughput
+    /// of a split model, which runs its lower layers once per window and once per fact.
+    #[arg(long)]
+    pub all_facts: bool,
     #[command(flatten)]
     pub model: ModelArgs,
     /// Write the exact engine-benchmark pairs as JSON (for the onnxruntime side).

@@ -154,6 +154,50 @@ fn agreement_budgets_and_the_exhaustive_cache() {
     assert_eq!(agreement_figures(&again), agreement_figures(&large));
 }
 
+/// `--all-facts`: the throughput pairs are what the exhaustive decoder scores, each window against
+/// every fact of the bundle in turn (the fair load for a split model, whose lower states are per
+/// window and per fact), where the default pairs one window with one fact.
+#[test]
+fn all_facts_pairs_each_window_with_every_fact() {
+    let home = temp_dir("bench-all-facts");
+    let dump = home.join("pairs.json");
+    let bundle: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(root().join(BUNDLE)).unwrap()).unwrap();
+    let n_facts = bundle["positions"].as_array().unwrap().len() * 2;
+    let v = bench_json(
+        &[
+            "--reviews",
+            "tests/fixtures/sample-review.md",
+            "--limit",
+            "0",
+            "--pairs",
+            &(n_facts + 3).to_string(),
+            "--all-facts",
+            "--dump-pairs",
+            dump.to_str().unwrap(),
+        ],
+        &home,
+    );
+    assert_eq!(v["engine_pairs"], n_facts + 3);
+    let d: serde_json::Value = serde_json::from_slice(&fs::read(&dump).unwrap()).unwrap();
+    let pairs = d["pairs"].as_array().unwrap();
+    let text = |i: usize, k: &str| pairs[i][k].as_str().unwrap().to_string();
+    let facts: std::collections::BTreeSet<String> =
+        (0..n_facts).map(|i| text(i, "hypothesis")).collect();
+    assert_eq!(
+        facts.len(),
+        n_facts,
+        "the first window meets every fact once"
+    );
+    assert!((0..n_facts).all(|i| text(i, "premise") == text(0, "premise")));
+    assert_ne!(
+        text(n_facts, "premise"),
+        text(0, "premise"),
+        "then the next window"
+    );
+    assert_eq!(text(n_facts, "hypothesis"), text(0, "hypothesis"));
+}
+
 #[test]
 fn engine_throughput_and_dumped_pairs() {
     let home = temp_dir("bench-engine");

@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use semtrace_core::nli::{ModelSpec, NliPair};
+use semtrace_core::nli::{softmax, ModelSpec, NliPair};
 use semtrace_core::segment::{sentences, windows};
 use semtrace_e2e::*;
 use semtrace_infer::TractNli;
@@ -109,6 +109,7 @@ fn argmax_agreement(a: &[Vec<Vec<f64>>], b: &[Vec<Vec<f64>>]) -> f64 {
 
 fn reference(
     model_dir: &std::path::Path,
+    tokenizer: &std::path::Path,
     engine: &TractNli,
     pairs: &[(String, String)],
     batches: &[semtrace_infer::EncodedBatch],
@@ -118,7 +119,7 @@ fn reference(
     let dir = temp_dir(&format!("engine-ref-{name}"));
     let req = serde_json::json!({
         "onnx": model_dir.join("model.onnx"),
-        "tokenizer": model_dir.join("tokenizer.json"),
+        "tokenizer": tokenizer,
         "max_length": engine.spec().max_length,
         "pairs": pairs.iter().map(|(p, h)| vec![p, h]).collect::<Vec<_>>(),
         "batches": batches.iter().map(|b| serde_json::json!({
@@ -175,8 +176,23 @@ fn check_model(
     spec: ModelSpec,
     real_logit_pairs: usize,
 ) -> Comparison {
+    check_model_with(
+        model_dir,
+        &model_dir.join("tokenizer.json"),
+        spec,
+        real_logit_pairs,
+    )
+}
+
+/// [`check_model`] with the tokenizer file given apart (the split stand-in borrows the default's).
+fn check_model_with(
+    model_dir: &std::path::Path,
+    tokenizer: &std::path::Path,
+    spec: ModelSpec,
+    real_logit_pairs: usize,
+) -> Comparison {
     let onnx = std::fs::read(model_dir.join("model.onnx")).unwrap();
-    let tok = std::fs::read(model_dir.join("tokenizer.json")).unwrap();
+    let tok = std::fs::read(tokenizer).unwrap();
     let engine = TractNli::load(&onnx, &tok, spec).unwrap();
 
     let mut tok_pairs = real_pairs(200);
@@ -205,7 +221,7 @@ fn check_model(
             engine.encode(&ps).unwrap()
         })
         .collect();
-    let r = reference(model_dir, &engine, &tok_pairs, &batches);
+    let r = reference(model_dir, tokenizer, &engine, &tok_pairs, &batches);
 
     let mut mismatches = 0;
     // An empty or short reference reply must fail, not compare nothing.
@@ -362,5 +378,111 @@ fn default_minilm_model_matches_onnxruntime_and_python_tokenizers() {
     assert!(
         max_diff <= 1e-3,
         "tract differs from onnxruntime by {max_diff}"
+    );
+}
+
+/// The engine's split path (`semtrace_infer::split`) on random-weight stand-ins with a trained split
+/// model's exact layouts (tests/fixtures/split-standin: segments, memory-standin: memory; made by
+/// training/make_tiny_split.py; their scores mean nothing, so nothing here is about quality) and the
+/// default model's tokenizer: token ids by the split rule equal Python's, logits equal onnxruntime's
+/// two-part run, and cached states give bit for bit the uncached results, in any order, chunking and
+/// thread count.
+#[test]
+fn split_standin_segments_layout_matches_onnxruntime_and_its_cache_is_exact() {
+    check_split_standin("split-standin");
+}
+
+#[test]
+fn split_standin_memory_layout_matches_onnxruntime_and_its_cache_is_exact() {
+    check_split_standin("memory-standin");
+}
+
+fn check_split_standin(name: &str) {
+    let dir = root().join("tests/fixtures").join(name);
+    let tok_path = default_model().join("tokenizer.json");
+    let spec = ModelSpec::from_hf_config(
+        name,
+        &std::fs::read_to_string(dir.join("config.json")).unwrap(),
+    )
+    .unwrap();
+    let onnx = std::fs::read(dir.join("model.onnx")).unwrap();
+    let tok = std::fs::read(&tok_path).unwrap();
+    let mut engine = TractNli::load(&onnx, &tok, spec.clone()).unwrap();
+    assert!(engine.is_split(), "the stand-in has a `hidden` input");
+    assert!(
+        engine.op_profile(&[], false).is_err(),
+        "per-op profiles are refused for split models, not run on half a graph"
+    );
+
+    let c = check_model_with(&dir, &tok_path, spec, 32);
+    let max_diff = quantile(&c.tract, 1.0);
+    assert!(
+        max_diff <= 1e-4,
+        "tract differs from onnxruntime by {max_diff}"
+    );
+
+    // Short pairs tokenise as the plain pair encoding does (the split rule only differs past the caps).
+    let plain = TractNli::load(
+        &std::fs::read(default_model().join("model.onnx")).unwrap(),
+        &tok,
+        ModelSpec::from_hf_config(
+            "semtrace-nli-minilm",
+            &std::fs::read_to_string(default_model().join("config.json")).unwrap(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let owned: Vec<(String, String)> = real_pairs(60).into_iter().chain(awkward_pairs()).collect();
+    let pairs: Vec<NliPair<'_>> = owned
+        .iter()
+        .map(|(p, h)| NliPair {
+            premise: p,
+            hypothesis: h,
+        })
+        .collect();
+    let mut same = 0;
+    for p in &pairs {
+        let split_ids = engine.token_ids(*p).unwrap();
+        let plain_ids = plain.token_ids(*p).unwrap();
+        if split_ids.len() < 150 {
+            assert_eq!(
+                split_ids,
+                plain_ids,
+                "{:?}",
+                &p.premise[..p.premise.len().min(40)]
+            );
+            same += 1;
+        } else {
+            assert!(split_ids.len() <= 256, "the two caps add up to max_length");
+        }
+    }
+    assert!(same >= 50, "only {same} short pairs compared");
+
+    // Every pair at once (each window and fact computed once), then alone in reverse order after the
+    // cache was cleared, then on two threads, then uncached through `logits`: bit for bit the same.
+    let at_once = engine.entailment(&pairs).unwrap();
+    engine.clear_cache();
+    let mut alone: Vec<f32> = pairs
+        .iter()
+        .rev()
+        .map(|p| engine.entailment(&[*p]).unwrap()[0])
+        .collect();
+    alone.reverse();
+    engine.set_threads(2);
+    engine.clear_cache();
+    let threaded = engine.entailment(&pairs).unwrap();
+    let uncached: Vec<f32> = pairs
+        .iter()
+        .map(|p| softmax(&engine.logits(&engine.encode(&[*p]).unwrap()).unwrap()[0])[0])
+        .collect();
+    assert_eq!(at_once, alone);
+    assert_eq!(at_once, threaded);
+    assert_eq!(at_once, uncached);
+    let (lo, hi) = at_once
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+    assert!(
+        hi > lo,
+        "the stand-in scores every pair alike, so a mixed-up state would go unseen"
     );
 }

@@ -8,7 +8,9 @@
 use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
 use tract_onnx::prelude::*;
 
+use crate::parallel::par_map;
 use crate::plans::PlanCache;
+use crate::split::{Hypothesis, Segment, SplitGraphs};
 use semtrace_core::error::{Error, Result};
 use semtrace_core::nli::{softmax, ModelSpec, NliPair, NliScorer};
 
@@ -39,14 +41,24 @@ pub struct TractNli {
     spec: ModelSpec,
     sha256: String,
     tokenizer: Tokenizer,
-    model: TypedModel,
-    roles: Vec<Role>,
-    fixed_len: Option<usize>,
-    plans: PlanCache,
+    graph: Graph,
     batch_size: usize,
     threads: usize,
     folded: usize,
     mask_adds: usize,
+}
+
+/// A plain cross-encoder (one graph per pair) or a split one ([`crate::split`]).
+enum Graph {
+    Plain(PlainGraph),
+    Split(SplitGraphs),
+}
+
+struct PlainGraph {
+    model: TypedModel,
+    roles: Vec<Role>,
+    fixed_len: Option<usize>,
+    plans: PlanCache,
 }
 
 /// Token tensors for one batch, exactly as fed to the graph (row-major, `rows × seq`).
@@ -79,6 +91,20 @@ impl TractNli {
             .map_err(tract_err("the ONNX graph cannot be typed"))?;
         let folded =
             fold_constants(&mut model).map_err(tract_err("folding the graph's constants"))?;
+        if let Some(layout) = crate::split::layout(&model).map_err(tract_err("inputs"))? {
+            set_truncation(&mut tokenizer, spec.max_length)?;
+            let (split, mask_adds) = SplitGraphs::new(&model, layout, spec.max_length)?;
+            return Ok(TractNli {
+                spec,
+                sha256,
+                tokenizer,
+                graph: Graph::Split(split),
+                batch_size: DEFAULT_BATCH,
+                threads: 1,
+                folded,
+                mask_adds,
+            });
+        }
 
         let mut roles = Vec::new();
         let mut batch_sym = None;
@@ -139,24 +165,18 @@ impl TractNli {
         }
         // A fixed-length graph caps the pair length whatever the config says.
         let max_length = fixed_len.map_or(spec.max_length, |f| f.min(spec.max_length));
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length,
-                strategy: TruncationStrategy::LongestFirst,
-                stride: 0,
-                direction: TruncationDirection::Right,
-            }))
-            .map_err(|e| Error::model(format!("tokenizer truncation: {e}")))?;
-        tokenizer.with_padding(None);
+        set_truncation(&mut tokenizer, max_length)?;
         let spec = ModelSpec { max_length, ..spec };
         Ok(TractNli {
             spec,
             sha256,
             tokenizer,
-            model,
-            roles,
-            fixed_len,
-            plans: PlanCache::new(batch_sym),
+            graph: Graph::Plain(PlainGraph {
+                model,
+                roles,
+                fixed_len,
+                plans: PlanCache::new(batch_sym),
+            }),
             batch_size: DEFAULT_BATCH,
             threads: 1,
             folded,
@@ -184,14 +204,35 @@ impl TractNli {
         self.mask_adds
     }
 
-    /// How many optimised plans are cached (one per batch size seen).
+    /// How many optimised plans are cached (one per batch size seen; a split model's two parts
+    /// count apart).
     pub fn plans_cached(&self) -> usize {
-        self.plans.len()
+        match &self.graph {
+            Graph::Plain(g) => g.plans.len(),
+            Graph::Split(s) => s.plans_cached(),
+        }
     }
 
     /// The graph's fixed sequence length, if it has one.
     pub fn fixed_len(&self) -> Option<usize> {
-        self.fixed_len
+        match &self.graph {
+            Graph::Plain(g) => g.fixed_len,
+            Graph::Split(_) => None,
+        }
+    }
+
+    /// Whether this is a split cross-encoder ([`crate::split`]): lower layers once per segment,
+    /// cached, upper layers per pair.
+    pub fn is_split(&self) -> bool {
+        matches!(self.graph, Graph::Split(_))
+    }
+
+    /// Forget a split model's cached segment states (results do not change: a state is recomputed
+    /// as it was); benchmarks call it so that a timed run pays for every state it uses.
+    pub fn clear_cache(&self) {
+        if let Graph::Split(s) = &self.graph {
+            s.clear_states();
+        }
     }
 
     pub fn set_batch_size(&mut self, n: usize) {
@@ -200,6 +241,11 @@ impl TractNli {
 
     /// Token ids of one pair (truncated, special tokens added, unpadded).
     pub fn token_ids(&self, pair: NliPair<'_>) -> Result<Vec<u32>> {
+        if let Graph::Split(s) = &self.graph {
+            return Ok(s
+                .pair_ids(&self.tokenizer, pair.premise, pair.hypothesis)?
+                .0);
+        }
         let enc = self
             .tokenizer
             .encode((pair.premise, pair.hypothesis), true)
@@ -209,6 +255,19 @@ impl TractNli {
 
     /// Tokenise a batch and pad it the way the graph wants it.
     pub fn encode(&self, pairs: &[NliPair<'_>]) -> Result<EncodedBatch> {
+        if let Graph::Split(s) = &self.graph {
+            let rows = pairs
+                .iter()
+                .map(|p| s.pair_ids(&self.tokenizer, p.premise, p.hypothesis))
+                .collect::<Result<Vec<_>>>()?;
+            let ones: Vec<Vec<u32>> = rows.iter().map(|(ids, _)| vec![1; ids.len()]).collect();
+            let refs: Vec<Row<'_>> = rows
+                .iter()
+                .zip(&ones)
+                .map(|((ids, types), mask)| (&ids[..], &mask[..], &types[..]))
+                .collect();
+            return Ok(self.assemble_rows(&refs));
+        }
         let encs = self.tokenize(pairs)?;
         let refs: Vec<&tokenizers::Encoding> = encs.iter().collect();
         Ok(self.assemble(&refs))
@@ -227,9 +286,18 @@ impl TractNli {
 
     /// Pad already-tokenised pairs into one batch (to the longest, rounded up to [`SEQ_BUCKET`]).
     fn assemble(&self, encs: &[&tokenizers::Encoding]) -> EncodedBatch {
-        let longest = encs.iter().map(|e| e.get_ids().len()).max().unwrap_or(1);
+        let rows: Vec<Row<'_>> = encs
+            .iter()
+            .map(|e| (e.get_ids(), e.get_attention_mask(), e.get_type_ids()))
+            .collect();
+        self.assemble_rows(&rows)
+    }
+
+    /// Pad rows of (ids, attention mask, type ids) into one batch.
+    fn assemble_rows(&self, encs: &[Row<'_>]) -> EncodedBatch {
+        let longest = encs.iter().map(|e| e.0.len()).max().unwrap_or(1);
         let seq = self
-            .fixed_len
+            .fixed_len()
             .unwrap_or_else(|| longest.div_ceil(SEQ_BUCKET) * SEQ_BUCKET);
         let rows = encs.len();
         let mut b = EncodedBatch {
@@ -243,14 +311,7 @@ impl TractNli {
         for (r, e) in encs.iter().enumerate() {
             let row = r * seq;
             b.input_ids[row..row + seq].fill(pad_id);
-            for (c, ((&id, &m), &t)) in e
-                .get_ids()
-                .iter()
-                .zip(e.get_attention_mask())
-                .zip(e.get_type_ids())
-                .enumerate()
-                .take(seq)
-            {
+            for (c, ((&id, &m), &t)) in e.0.iter().zip(e.1).zip(e.2).enumerate().take(seq) {
                 b.input_ids[row + c] = id as i64;
                 b.attention_mask[row + c] = m as i64;
                 b.token_type_ids[row + c] = t as i64;
@@ -286,64 +347,75 @@ impl TractNli {
         batches: &[Vec<usize>],
         out: &mut [f32],
     ) -> Result<()> {
-        let one = |idx: &[usize]| -> Result<Vec<f32>> {
-            let refs: Vec<&tokenizers::Encoding> = idx.iter().map(|&i| &encs[i]).collect();
+        let probs = par_map(self.threads, batches.len(), |b| {
+            let refs: Vec<&tokenizers::Encoding> = batches[b].iter().map(|&i| &encs[i]).collect();
             Ok(self
                 .logits(&self.assemble(&refs))?
                 .iter()
                 .map(|row| softmax(row)[self.spec.entailment_index])
-                .collect())
-        };
-        #[cfg(not(target_arch = "wasm32"))]
-        if self.threads > 1 && batches.len() > 1 {
-            use std::sync::atomic::{AtomicUsize, Ordering};
-            let next = AtomicUsize::new(0);
-            // Per thread: (batch number, probabilities) of the batches it ran.
-            type Done = Result<Vec<(usize, Vec<f32>)>>;
-            let results: Vec<Done> = std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..self.threads.min(batches.len()))
-                    .map(|_| {
-                        scope.spawn(|| {
-                            let mut done = Vec::new();
-                            loop {
-                                let b = next.fetch_add(1, Ordering::Relaxed);
-                                let Some(idx) = batches.get(b) else { break };
-                                done.push((b, one(idx)?));
-                            }
-                            Ok(done)
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err(Error::model("an inference thread panicked")))
-                    })
-                    .collect()
-            });
-            for r in results {
-                for (b, probs) in r? {
-                    for (&i, p) in batches[b].iter().zip(probs) {
-                        out[i] = p;
-                    }
-                }
-            }
-            return Ok(());
-        }
-        for idx in batches {
-            for (&i, p) in idx.iter().zip(one(idx)?) {
+                .collect::<Vec<f32>>())
+        })?;
+        for (idx, p) in batches.iter().zip(probs) {
+            for (&i, p) in idx.iter().zip(p) {
                 out[i] = p;
             }
         }
         Ok(())
     }
 
+    /// A split model's entailment probabilities: every distinct segment's lower states first
+    /// (cached across calls), then the upper part per pair.
+    fn split_entailment(&self, s: &SplitGraphs, pairs: &[NliPair<'_>]) -> Result<Vec<f32>> {
+        let mut index = std::collections::HashMap::new();
+        let mut segments = Vec::new();
+        for p in pairs {
+            for key in [
+                (Segment::Premise, p.premise),
+                (Segment::Hypothesis, p.hypothesis),
+            ] {
+                index.entry(key).or_insert_with(|| {
+                    segments.push(key);
+                    segments.len() - 1
+                });
+            }
+        }
+        // Premises as cached states; hypotheses as the layout wants them (split::Hypothesis).
+        let inputs = par_map(self.threads, segments.len(), |i| match segments[i] {
+            (Segment::Premise, text) => Ok(Hypothesis::State(s.cached_state(
+                &self.tokenizer,
+                text,
+                Segment::Premise,
+            )?)),
+            (Segment::Hypothesis, text) => s.hypothesis(&self.tokenizer, text),
+        })?;
+        par_map(self.threads, pairs.len(), |i| {
+            let p = &pairs[i];
+            let Hypothesis::State(premise) = &inputs[index[&(Segment::Premise, p.premise)]] else {
+                return Err(Error::model("a premise without lower states"));
+            };
+            let hypothesis = &inputs[index[&(Segment::Hypothesis, p.hypothesis)]];
+            let logits = s.pair_logits(premise, hypothesis)?;
+            self.check_labels(logits.len())?;
+            Ok(softmax(&logits)[self.spec.entailment_index])
+        })
+    }
+
+    fn check_labels(&self, n: usize) -> Result<()> {
+        if n != self.spec.labels.len() || self.spec.entailment_index >= n {
+            return Err(Error::model(format!(
+                "the model outputs {n} labels but its config names {} (entailment index {}): wrong model or config",
+                self.spec.labels.len(),
+                self.spec.entailment_index
+            )));
+        }
+        Ok(())
+    }
+
     /// The graph's input tensors for one batch, in the graph's input order.
-    fn inputs(&self, batch: &EncodedBatch) -> Result<TVec<TValue>> {
+    fn inputs(g: &PlainGraph, batch: &EncodedBatch) -> Result<TVec<TValue>> {
         let shape = (batch.rows, batch.seq);
         let mut inputs: TVec<TValue> = tvec![];
-        for role in &self.roles {
+        for role in &g.roles {
             let data = match role {
                 Role::Ids => &batch.input_ids,
                 Role::Mask => &batch.attention_mask,
@@ -366,21 +438,26 @@ impl TractNli {
         use std::collections::HashMap;
         use std::time::Instant;
         use tract_onnx::tract_core::plan::{eval, SimpleState};
+        let Graph::Plain(g) = &self.graph else {
+            return Err(Error::model(
+                "per-op profiles are for plain cross-encoders; this is a split model",
+            ));
+        };
         let encs = self.tokenize(pairs)?;
         let mut by_kind: HashMap<(String, String), OpTime> = HashMap::new();
         for idx in self.length_sorted_batches(&encs) {
             let refs: Vec<&tokenizers::Encoding> = idx.iter().map(|&i| &encs[i]).collect();
             let batch = self.assemble(&refs);
-            let plan = self
+            let plan = g
                 .plans
-                .get(&self.model, batch.rows)
+                .get(&g.model, batch.rows)
                 .map_err(tract_err("optimising the graph"))?;
             let mut state = SimpleState::new(&plan).map_err(tract_err("plan state"))?;
             state
-                .run(self.inputs(&batch)?)
+                .run(Self::inputs(g, &batch)?)
                 .map_err(tract_err("running the model"))?;
             state
-                .run_plan_with_eval(self.inputs(&batch)?, |ctx, st, node, inputs| {
+                .run_plan_with_eval(Self::inputs(g, &batch)?, |ctx, st, node, inputs| {
                     let start = Instant::now();
                     let out = eval(ctx, st, node, inputs);
                     let secs = start.elapsed().as_secs_f64();
@@ -412,12 +489,16 @@ impl TractNli {
         if batch.rows == 0 {
             return Ok(Vec::new());
         }
-        let plan = self
+        let g = match &self.graph {
+            Graph::Plain(g) => g,
+            Graph::Split(s) => return self.split_logits(s, batch),
+        };
+        let plan = g
             .plans
-            .get(&self.model, batch.rows)
+            .get(&g.model, batch.rows)
             .map_err(tract_err("optimising the graph"))?;
         let out = plan
-            .run(self.inputs(batch)?)
+            .run(Self::inputs(g, batch)?)
             .map_err(tract_err("running the model"))?;
         let view = out[0]
             .to_plain_array_view::<f32>()
@@ -429,20 +510,64 @@ impl TractNli {
                 batch.rows
             )));
         }
-        if dims[1] != self.spec.labels.len() || self.spec.entailment_index >= dims[1] {
-            return Err(Error::model(format!(
-                "the model outputs {} labels but its config names {} (entailment index {}): wrong model or config",
-                dims[1],
-                self.spec.labels.len(),
-                self.spec.entailment_index
-            )));
-        }
+        self.check_labels(dims[1])?;
         Ok(view
             .rows()
             .into_iter()
             .map(|r| r.iter().copied().collect())
             .collect())
     }
+
+    /// A split model's logits of packed rows (as [`TractNli::encode`] makes them): each row's
+    /// type-0 and type-1 tokens are its two segments, run through the lower part (uncached), then
+    /// the upper part.
+    fn split_logits(&self, s: &SplitGraphs, batch: &EncodedBatch) -> Result<Vec<Vec<f32>>> {
+        (0..batch.rows)
+            .map(|r| {
+                let row = r * batch.seq..(r + 1) * batch.seq;
+                let mut premise = Vec::new();
+                let mut hypothesis = Vec::new();
+                for ((&id, &m), &t) in batch.input_ids[row.clone()]
+                    .iter()
+                    .zip(&batch.attention_mask[row.clone()])
+                    .zip(&batch.token_type_ids[row])
+                {
+                    if m == 1 {
+                        let id = u32::try_from(id)
+                            .map_err(|_| Error::model(format!("token id {id} out of range")))?;
+                        if t == 0 {
+                            &mut premise
+                        } else {
+                            &mut hypothesis
+                        }
+                        .push(id);
+                    }
+                }
+                let logits = s.pair_logits(
+                    &s.lower_state(&premise, Segment::Premise)?,
+                    &s.hypothesis_from_ids(&hypothesis)?,
+                )?;
+                self.check_labels(logits.len())?;
+                Ok(logits)
+            })
+            .collect()
+    }
+}
+
+/// One tokenised pair: ids, attention mask, type ids.
+type Row<'a> = (&'a [u32], &'a [u32], &'a [u32]);
+
+fn set_truncation(tokenizer: &mut Tokenizer, max_length: usize) -> Result<()> {
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length,
+            strategy: TruncationStrategy::LongestFirst,
+            stride: 0,
+            direction: TruncationDirection::Right,
+        }))
+        .map_err(|e| Error::model(format!("tokenizer truncation: {e}")))?;
+    tokenizer.with_padding(None);
+    Ok(())
 }
 
 /// Time spent in one kind of plan node (see [`TractNli::op_profile`]).
@@ -567,6 +692,9 @@ impl NliScorer for TractNli {
     /// to its own longest pair (exact: a pair's result does not depend on its batch), batches run
     /// on [`TractNli::set_threads`] threads natively, and results come back in input order.
     fn entailment(&self, pairs: &[NliPair<'_>]) -> Result<Vec<f32>> {
+        if let Graph::Split(s) = &self.graph {
+            return self.split_entailment(s, pairs);
+        }
         let encs = self.tokenize(pairs)?;
         let batches = self.length_sorted_batches(&encs);
         let mut out = vec![0.0f32; pairs.len()];
