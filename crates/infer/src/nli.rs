@@ -50,8 +50,8 @@ pub struct TractNli {
 
 /// A plain cross-encoder (one graph per pair) or a split one ([`crate::split`]).
 enum Graph {
-    Plain(PlainGraph),
-    Split(SplitGraphs),
+    Plain(Box<PlainGraph>),
+    Split(Box<SplitGraphs>),
 }
 
 struct PlainGraph {
@@ -98,7 +98,7 @@ impl TractNli {
                 spec,
                 sha256,
                 tokenizer,
-                graph: Graph::Split(split),
+                graph: Graph::Split(Box::new(split)),
                 batch_size: DEFAULT_BATCH,
                 threads: 1,
                 folded,
@@ -171,12 +171,12 @@ impl TractNli {
             spec,
             sha256,
             tokenizer,
-            graph: Graph::Plain(PlainGraph {
+            graph: Graph::Plain(Box::new(PlainGraph {
                 model,
                 roles,
                 fixed_len,
                 plans: PlanCache::new(batch_sym),
-            }),
+            })),
             batch_size: DEFAULT_BATCH,
             threads: 1,
             folded,
