@@ -92,8 +92,10 @@ def head(ce, x, drop=0.0):
     return ce.classifier(pooled)
 
 
-class SplitCrossEncoder(nn.Module):
-    """Wraps a trained CrossEncoder (its weights, unchanged in shape) with the split forward."""
+class _Split(nn.Module):
+    """A trained CrossEncoder (its weights, unchanged in shape) read with a split attention pattern: the
+    packed pair `[CLS] premise [SEP] hypothesis [SEP]`, in which a layer below `split` lets query i read key
+    j only where `lower_allowed` says so. Subclasses say that, and where the hypothesis's positions start."""
 
     def __init__(self, ce, split):
         super().__init__()
@@ -107,23 +109,38 @@ class SplitCrossEncoder(nn.Module):
         self.d = cfg.hidden_size // cfg.num_attention_heads
         self.drop = cfg.hidden_dropout_prob
 
+    def positions(self, token_type_ids, attention_mask):
+        raise NotImplementedError
+
+    def lower_allowed(self, token_type_ids):
+        """[b, s, s] booleans: may query i read key j below the split (padding is masked apart)."""
+        raise NotImplementedError
+
     def forward(self, input_ids, attention_mask, token_type_ids):
         bert = self.ce.bert
         drop = self.drop if self.training else 0.0
         am = attention_mask
-        n_prem = ((token_type_ids == 0) & (am == 1)).sum(1, keepdim=True)  # [b,1]
-        idx = torch.arange(input_ids.shape[1], device=input_ids.device).unsqueeze(0)
-        pos = torch.where(token_type_ids == 1, idx - n_prem, idx)
-        x = embed(bert, input_ids, token_type_ids, pos)
+        x = embed(bert, input_ids, token_type_ids, self.positions(token_type_ids, am))
         if drop:
             x = F.dropout(x, drop, True)
-        same = token_type_ids.unsqueeze(2) == token_type_ids.unsqueeze(1)  # [b,s,s]
-        allowed = same & (am.unsqueeze(1) == 1)
+        allowed = self.lower_allowed(token_type_ids) & (am.unsqueeze(1) == 1)
         lower_mask = ((~allowed).to(x.dtype) * -10000.0).unsqueeze(1)  # [b,1,s,s]
         full_mask = ((1.0 - am.to(x.dtype)) * -10000.0).unsqueeze(1).unsqueeze(2)  # [b,1,1,s]
         for i, layer in enumerate(bert.encoder.layer):
             x = layer_forward(layer, x, lower_mask if i < self.split else full_mask, self.h, self.d, drop)
         return head(self.ce, x, drop)
+
+
+class SplitCrossEncoder(_Split):
+    """The segments layout: below the split each segment reads only itself, from position 0."""
+
+    def positions(self, token_type_ids, attention_mask):
+        n_prem = ((token_type_ids == 0) & (attention_mask == 1)).sum(1, keepdim=True)  # [b,1]
+        idx = torch.arange(token_type_ids.shape[1], device=token_type_ids.device).unsqueeze(0)
+        return torch.where(token_type_ids == 1, idx - n_prem, idx)
+
+    def lower_allowed(self, token_type_ids):
+        return token_type_ids.unsqueeze(2) == token_type_ids.unsqueeze(1)
 
 
 class Lower(nn.Module):
@@ -163,7 +180,7 @@ class Upper(nn.Module):
         return head(s.ce, layer_forward_cls(upper[-1], x, mask, s.h, s.d))
 
 
-class MemoryCrossEncoder(nn.Module):
+class MemoryCrossEncoder(_Split):
     """The premise as memory: in the layers below `split`, premise tokens attend only to the premise,
     while hypothesis tokens attend to both; the layers from `split` on read the pair as usual. A
     premise's lower states (with each lower layer's keys and values) then depend on the premise alone,
@@ -171,34 +188,11 @@ class MemoryCrossEncoder(nn.Module):
     through the lower layers. Positions and token types are those of the plain pair encoding, so the
     model starts much closer to the cross-encoder it is initialised from than SplitCrossEncoder does."""
 
-    def __init__(self, ce, split):
-        super().__init__()
-        n = len(ce.bert.encoder.layer)
-        if not 1 <= split < n:
-            raise ValueError(f"split {split}: the lower part needs 1..{n - 1} of the model's {n} layers")
-        self.ce = ce
-        self.split = split
-        cfg = ce.bert.config
-        self.h = cfg.num_attention_heads
-        self.d = cfg.hidden_size // cfg.num_attention_heads
-        self.drop = cfg.hidden_dropout_prob
+    def positions(self, token_type_ids, attention_mask):
+        return self.ce.bert.embeddings.position_ids[:, :token_type_ids.shape[1]]
 
-    def forward(self, input_ids, attention_mask, token_type_ids):
-        bert = self.ce.bert
-        drop = self.drop if self.training else 0.0
-        am = attention_mask
-        pos = bert.embeddings.position_ids[:, :input_ids.shape[1]]
-        x = embed(bert, input_ids, token_type_ids, pos)
-        if drop:
-            x = F.dropout(x, drop, True)
-        query_hyp = (token_type_ids == 1).unsqueeze(2)  # [b,s,1]
-        key_prem = (token_type_ids == 0).unsqueeze(1)  # [b,1,s]
-        allowed = (query_hyp | key_prem) & (am.unsqueeze(1) == 1)
-        lower_mask = ((~allowed).to(x.dtype) * -10000.0).unsqueeze(1)
-        full_mask = ((1.0 - am.to(x.dtype)) * -10000.0).unsqueeze(1).unsqueeze(2)
-        for i, layer in enumerate(bert.encoder.layer):
-            x = layer_forward(layer, x, lower_mask if i < self.split else full_mask, self.h, self.d, drop)
-        return head(self.ce, x, drop)
+    def lower_allowed(self, token_type_ids):
+        return (token_type_ids == 1).unsqueeze(2) | (token_type_ids == 0).unsqueeze(1)
 
 
 class MemoryLower(nn.Module):

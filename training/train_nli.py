@@ -93,6 +93,15 @@ def encode(tok, exs):
     return ENCODE[0](tok, exs)
 
 
+def frozen_teacher(path, bdir):
+    """The distillation teacher: a checkpoint's model in eval mode, its weights out of the optimiser's reach."""
+    teacher, _ = load_checkpoint_model(path, bdir)
+    teacher.eval()
+    for p in teacher.parameters():
+        p.requires_grad_(False)
+    return teacher
+
+
 def kd_loss(student_logits, teacher_logits, temp):
     """Soft-label distillation: KL(teacher || student) at temperature `temp`, scaled by temp^2 so its
     gradient is on the scale of the hard-label loss (Hinton et al., 2015)."""
@@ -523,10 +532,7 @@ def main():
             sys.exit(f"--student-layers {args.student_layers!r}: distinct indices in 0..{n_have - 1} of the --init model")
         keep_layers(model, keep)
         n_layers = len(keep)
-        teacher, _ = load_checkpoint_model(args.teacher, bdir)
-        teacher.eval()
-        for p in teacher.parameters():
-            p.requires_grad_(False)
+        teacher = frozen_teacher(args.teacher, bdir)
         print(f"student: encoder layers {keep} of {args.init}; teacher {args.teacher} "
               f"({len(teacher.bert.encoder.layer)} layers), kd alpha {args.kd_alpha} T {args.kd_temp}", flush=True)
     split = None
@@ -537,10 +543,7 @@ def main():
             sys.exit(f"--split-layer: {e}")
         split = args.split_layer
         if args.teacher:
-            teacher, _ = load_checkpoint_model(args.teacher, bdir)
-            teacher.eval()
-            for p in teacher.parameters():
-                p.requires_grad_(False)
+            teacher = frozen_teacher(args.teacher, bdir)
         print(f"split cross-encoder ({args.split_mode}): layers 0..{split - 1} split, {split}.. per pair; "
               f"teacher {args.teacher or 'none'}, kd alpha {args.kd_alpha} T {args.kd_temp}", flush=True)
     device = torch.device(args.device)
