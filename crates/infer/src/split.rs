@@ -131,7 +131,7 @@ fn err(context: &str) -> impl Fn(TractError) -> Error + '_ {
 }
 
 impl SplitGraphs {
-    /// The two parts of a split graph (see [`is_split`]); returns them and how many mask adds
+    /// The two parts of a split graph of `layout` (see [`layout`]); returns them and how many mask adds
     /// [`prepare`] rewrote.
     pub(crate) fn new(
         model: &TypedModel,
