@@ -85,6 +85,17 @@ def embed(bert, input_ids, token_type_ids, pos):
     return emb.LayerNorm(x)
 
 
+def key_mask(mask, dtype):
+    """An additive attention mask [b, 1, 1, s] from a 0/1 key mask [b, s]."""
+    return ((1.0 - mask.to(dtype)) * -10000.0).unsqueeze(1).unsqueeze(2)
+
+
+def segment_start(bert, input_ids, attention_mask, token_type_ids):
+    """One segment read alone, positions from 0: its embeddings and its additive key mask."""
+    x = embed(bert, input_ids, token_type_ids, bert.embeddings.position_ids[:, :input_ids.shape[1]])
+    return x, key_mask(attention_mask, x.dtype)
+
+
 def head(ce, x, drop=0.0):
     pooled = torch.tanh(ce.bert.pooler.dense(x[:, 0]))
     if drop:
@@ -125,7 +136,7 @@ class _Split(nn.Module):
             x = F.dropout(x, drop, True)
         allowed = self.lower_allowed(token_type_ids) & (am.unsqueeze(1) == 1)
         lower_mask = ((~allowed).to(x.dtype) * -10000.0).unsqueeze(1)  # [b,1,s,s]
-        full_mask = ((1.0 - am.to(x.dtype)) * -10000.0).unsqueeze(1).unsqueeze(2)  # [b,1,1,s]
+        full_mask = key_mask(am, x.dtype)  # [b,1,1,s]
         for i, layer in enumerate(bert.encoder.layer):
             x = layer_forward(layer, x, lower_mask if i < self.split else full_mask, self.h, self.d, drop)
         return head(self.ce, x, drop)
@@ -154,9 +165,7 @@ class Lower(nn.Module):
     def forward(self, input_ids, attention_mask, token_type_ids):
         s = self.sce
         bert = s.ce.bert
-        pos = bert.embeddings.position_ids[:, :input_ids.shape[1]]
-        x = embed(bert, input_ids, token_type_ids, pos)
-        mask = ((1.0 - attention_mask.to(x.dtype)) * -10000.0).unsqueeze(1).unsqueeze(2)
+        x, mask = segment_start(bert, input_ids, attention_mask, token_type_ids)
         for layer in bert.encoder.layer[:s.split]:
             x = layer_forward(layer, x, mask, s.h, s.d)
         return x
@@ -172,7 +181,7 @@ class Upper(nn.Module):
 
     def forward(self, hidden, attention_mask):
         s = self.sce
-        mask = ((1.0 - attention_mask.to(hidden.dtype)) * -10000.0).unsqueeze(1).unsqueeze(2)
+        mask = key_mask(attention_mask, hidden.dtype)
         x = hidden
         upper = s.ce.bert.encoder.layer[s.split:]
         for layer in upper[:-1]:
@@ -207,9 +216,7 @@ class MemoryLower(nn.Module):
     def forward(self, input_ids, attention_mask, token_type_ids):
         m = self.m
         bert = m.ce.bert
-        pos = bert.embeddings.position_ids[:, :input_ids.shape[1]]
-        x = embed(bert, input_ids, token_type_ids, pos)
-        mask = ((1.0 - attention_mask.to(x.dtype)) * -10000.0).unsqueeze(1).unsqueeze(2)
+        x, mask = segment_start(bert, input_ids, attention_mask, token_type_ids)
         outs = []
         for layer in bert.encoder.layer[:m.split]:
             sa = layer.attention.self
@@ -236,7 +243,7 @@ class MemoryUpper(nn.Module):
         pos = n_real + torch.arange(hyp_ids.shape[1], device=hyp_ids.device).unsqueeze(0)
         y = embed(bert, hyp_ids, torch.ones_like(hyp_ids), pos)
         keys = torch.cat([memory_mask, hyp_mask], 1)
-        mask = ((1.0 - keys.to(y.dtype)) * -10000.0).unsqueeze(1).unsqueeze(2)
+        mask = key_mask(keys, y.dtype)
         for i, layer in enumerate(bert.encoder.layer[:m.split]):
             sa = layer.attention.self
             q = _heads(sa.query(y), m.h, m.d)
