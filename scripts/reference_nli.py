@@ -48,7 +48,13 @@ def run_split(sess, b):
     inputs = {i.name: i for i in sess.get_inputs()}
     one = np.ones((1, 1), np.int64)
     memory = "memory" in inputs
-    if memory:
+    hybrid = "hyp_hidden" in inputs  # HybridGraph: the hypothesis has a lower part of its own
+    if hybrid:
+        planes, width = inputs["memory"].shape[1], inputs["memory"].shape[3]
+        dummy = {"memory": np.zeros((1, planes, 1, width), np.float32), "memory_mask": one,
+                 "hyp_hidden": np.zeros((1, 1, width), np.float32), "hyp_mask": one,
+                 "hyp_input_ids": one, "hyp_attention_mask": one}
+    elif memory:
         planes, width = inputs["memory"].shape[1], inputs["memory"].shape[3]
         dummy = {"memory": np.zeros((1, planes, 1, width), np.float32), "memory_mask": one, "hyp_ids": one, "hyp_mask": one}
     else:
@@ -62,7 +68,12 @@ def run_split(sess, b):
         def lower(seg, t):
             feed = dict(dummy, input_ids=seg, attention_mask=np.ones_like(seg), token_type_ids=np.full_like(seg, t))
             return sess.run(["lower_hidden"], feed)[0]
-        if memory:
+        if hybrid:
+            hh = sess.run(["hyp_lower_hidden"], dict(dummy, **no_lower, hyp_input_ids=segs[1],
+                                                     hyp_attention_mask=np.ones_like(segs[1])))[0]
+            feed = dict(dummy, **no_lower, memory=lower(segs[0], 0), memory_mask=np.ones_like(segs[0]),
+                        hyp_hidden=hh, hyp_mask=np.ones_like(segs[1]))
+        elif memory:
             feed = dict(no_lower, memory=lower(segs[0], 0), memory_mask=np.ones_like(segs[0]), hyp_ids=segs[1],
                         hyp_mask=np.ones_like(segs[1]))
         else:

@@ -52,7 +52,13 @@ def run_split(sess, exs, order, bs):
     inputs = {i.name: i for i in sess.get_inputs()}
     one = np.ones((1, 1), np.int64)
     memory = "memory" in inputs
-    if memory:
+    hybrid = "hyp_hidden" in inputs  # HybridGraph: the hypothesis has a lower part of its own
+    if hybrid:
+        planes, width = inputs["memory"].shape[1], inputs["memory"].shape[3]
+        dummy_upper = {"memory": np.zeros((1, planes, 1, width), np.float32), "memory_mask": one,
+                       "hyp_hidden": np.zeros((1, 1, width), np.float32), "hyp_mask": one,
+                       "hyp_input_ids": one, "hyp_attention_mask": one}
+    elif memory:
         planes, width = inputs["memory"].shape[1], inputs["memory"].shape[3]
         dummy_upper = {"memory": np.zeros((1, planes, 1, width), np.float32), "memory_mask": one, "hyp_ids": one,
                        "hyp_mask": one}
@@ -69,7 +75,13 @@ def run_split(sess, exs, order, bs):
             ids, am = _pad(segs[t])
             return sess.run(["lower_hidden"], dict(dummy_upper, input_ids=ids, attention_mask=am,
                                                    token_type_ids=np.full_like(ids, t)))[0], am
-        if memory:
+        if hybrid:
+            mem, mm = lower(0)
+            hyp, hm = _pad(segs[1])
+            hh = sess.run(["hyp_lower_hidden"], dict(dummy_upper, **no_lower, hyp_input_ids=hyp,
+                                                     hyp_attention_mask=hm))[0]
+            feed = dict(dummy_upper, **no_lower, memory=mem, memory_mask=mm, hyp_hidden=hh, hyp_mask=hm)
+        elif memory:
             # padded premises: masked keys, and the hypothesis positions start after each row's own length
             mem, mm = lower(0)
             hyp, hm = _pad(segs[1])

@@ -18,7 +18,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from train_nli import build_model, load_checkpoint_model  # noqa: E402
-from split_model import Lower, MemoryCrossEncoder, MemoryLower, MemoryUpper, SplitCrossEncoder, Upper  # noqa: E402
+from split_model import (HybridCrossEncoder, HybridHypothesis, HybridUpper, Lower,  # noqa: E402
+                         MemoryCrossEncoder, MemoryLower, MemoryUpper, SplitCrossEncoder, Upper)
 
 
 class PlainBert(torch.nn.Module):
@@ -129,6 +130,62 @@ def export_split(sce, path, opset=14):
     return feed, ref
 
 
+def _memory_sample(model, lower):
+    """The packed sample rows' torch logits, and the same rows apart (row 0: premise of 6 tokens,
+    hypothesis of 3; row 1: premise of 3, hypothesis of 2, both padded) with the premises' memory."""
+    ids = torch.tensor(SAMPLE_IDS)
+    ref = model(ids, (ids != 0).long(), torch.tensor(SAMPLE_TT)).numpy()
+    prem = torch.tensor([[101, 2023, 2003, 1037, 3231, 102], [101, 2178, 102, 0, 0, 0]])
+    pm = (prem != 0).long()
+    hyp = torch.tensor([[2009, 2003, 102], [2028, 102, 0]])
+    return ref, prem, pm, lower(prem, pm, torch.zeros_like(prem)), hyp, (hyp != 0).long()
+
+
+class HybridGraph(torch.nn.Module):
+    """A HybridCrossEncoder (split_model.py) as one graph with three entry points: a premise's
+    `input_ids`/`attention_mask`/`token_type_ids` -> `lower_hidden` (its memory), a hypothesis's
+    `hyp_input_ids`/`hyp_attention_mask` -> `hyp_lower_hidden`, and `memory`/`memory_mask`/`hyp_hidden`/
+    `hyp_mask` -> `logits`."""
+
+    def __init__(self, hce):
+        super().__init__()
+        self.lower, self.hyp, self.upper = MemoryLower(hce), HybridHypothesis(hce), HybridUpper(hce)
+
+    def forward(self, input_ids, attention_mask, token_type_ids, hyp_input_ids, hyp_attention_mask, memory,
+                memory_mask, hyp_hidden, hyp_mask):
+        return (self.lower(input_ids, attention_mask, token_type_ids), self.hyp(hyp_input_ids, hyp_attention_mask),
+                self.upper(memory, memory_mask, hyp_hidden, hyp_mask))
+
+
+def export_hybrid(hce, path, opset=14):
+    """Export a HybridCrossEncoder; returns a feed of the three parts and the packed torch logits they must
+    give (the rows of export_memory)."""
+    graph = HybridGraph(hce).eval()
+    with torch.no_grad():
+        ref, prem, pm, mem, hyp, hm = _memory_sample(hce, graph.lower)
+        hh = graph.hyp(hyp, hm)
+        sep = graph.upper(mem, pm, hh, hm).numpy()
+        print(f"max|packed-separate| {np.abs(ref - sep).max():.3g}")
+        assert np.abs(ref - sep).max() < 1e-4
+        torch.onnx.export(
+            graph, (prem, pm, torch.zeros_like(prem), hyp, hm, mem, pm, hh, hm), path, dynamo=False,
+            do_constant_folding=True, opset_version=opset,
+            input_names=["input_ids", "attention_mask", "token_type_ids", "hyp_input_ids", "hyp_attention_mask",
+                         "memory", "memory_mask", "hyp_hidden", "hyp_mask"],
+            output_names=["lower_hidden", "hyp_lower_hidden", "logits"],
+            dynamic_axes={"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
+                          "token_type_ids": {0: "batch", 1: "seq"}, "lower_hidden": {0: "batch", 2: "seq"},
+                          "hyp_input_ids": {0: "hyps", 1: "hyp_len"}, "hyp_attention_mask": {0: "hyps", 1: "hyp_len"},
+                          "hyp_lower_hidden": {0: "hyps", 1: "hyp_len"},
+                          "memory": {0: "pairs", 2: "memory_seq"}, "memory_mask": {0: "pairs", 1: "memory_seq"},
+                          "hyp_hidden": {0: "pairs", 1: "hyp_seq"}, "hyp_mask": {0: "pairs", 1: "hyp_seq"},
+                          "logits": {0: "pairs"}})
+    feed = {"input_ids": prem.numpy(), "attention_mask": pm.numpy(), "token_type_ids": np.zeros_like(prem.numpy()),
+            "hyp_input_ids": hyp.numpy(), "hyp_attention_mask": hm.numpy(),
+            "memory": mem.numpy(), "memory_mask": pm.numpy(), "hyp_hidden": hh.numpy(), "hyp_mask": hm.numpy()}
+    return feed, ref
+
+
 class MemoryGraph(torch.nn.Module):
     """A MemoryCrossEncoder (split_model.py) as one graph with two entry points: a premise's
     `input_ids`/`attention_mask`/`token_type_ids` -> `lower_hidden` (its memory), and `memory`/
@@ -146,16 +203,8 @@ def export_memory(mce, path, opset=14):
     """Export a MemoryCrossEncoder; returns a feed of both parts and the packed torch logits they must give
     (row 0: premise of 6 tokens, hypothesis of 3; row 1: premise of 3, hypothesis of 2, both padded)."""
     graph = MemoryGraph(mce).eval()
-    ids = torch.tensor(SAMPLE_IDS)
-    tt = torch.tensor(SAMPLE_TT)
-    am = (ids != 0).long()
     with torch.no_grad():
-        ref = mce(ids, am, tt).numpy()
-        prem = torch.tensor([[101, 2023, 2003, 1037, 3231, 102], [101, 2178, 102, 0, 0, 0]])
-        pm = (prem != 0).long()
-        mem = graph.lower(prem, pm, torch.zeros_like(prem))
-        hyp = torch.tensor([[2009, 2003, 102], [2028, 102, 0]])
-        hm = (hyp != 0).long()
+        ref, prem, pm, mem, hyp, hm = _memory_sample(mce, graph.lower)
         sep = graph.upper(mem, pm, hyp, hm).numpy()
         print(f"max|packed-separate| {np.abs(ref - sep).max():.3g}")
         assert np.abs(ref - sep).max() < 1e-4
@@ -192,7 +241,9 @@ def main():
     model.eval()
 
     fp32 = os.path.join(args.out_dir, "model.fp32.onnx")
-    if isinstance(model, MemoryCrossEncoder):
+    if isinstance(model, HybridCrossEncoder):
+        feed, ref = export_hybrid(model, fp32, args.opset)
+    elif isinstance(model, MemoryCrossEncoder):
         feed, ref = export_memory(model, fp32, args.opset)
     elif isinstance(model, SplitCrossEncoder):
         feed, ref = export_split(model, fp32, args.opset)

@@ -134,11 +134,16 @@ class _Split(nn.Module):
         x = embed(bert, input_ids, token_type_ids, self.positions(token_type_ids, am))
         if drop:
             x = F.dropout(x, drop, True)
-        allowed = self.lower_allowed(token_type_ids) & (am.unsqueeze(1) == 1)
-        lower_mask = ((~allowed).to(x.dtype) * -10000.0).unsqueeze(1)  # [b,1,s,s]
+        def pattern(allowed):
+            return ((~(allowed & (am.unsqueeze(1) == 1))).to(x.dtype) * -10000.0).unsqueeze(1)  # [b,1,s,s]
+
+        lower_mask = pattern(self.lower_allowed(token_type_ids))
+        alone = getattr(self, "alone", 0)
+        alone_mask = pattern(token_type_ids.unsqueeze(2) == token_type_ids.unsqueeze(1)) if alone else None
         full_mask = key_mask(am, x.dtype)  # [b,1,1,s]
         for i, layer in enumerate(bert.encoder.layer):
-            x = layer_forward(layer, x, lower_mask if i < self.split else full_mask, self.h, self.d, drop)
+            mask = alone_mask if i < alone else lower_mask if i < self.split else full_mask
+            x = layer_forward(layer, x, mask, self.h, self.d, drop)
         return head(self.ce, x, drop)
 
 
@@ -204,10 +209,28 @@ class MemoryCrossEncoder(_Split):
         return (token_type_ids == 1).unsqueeze(2) | (token_type_ids == 0).unsqueeze(1)
 
 
+class HybridCrossEncoder(MemoryCrossEncoder):
+    """The memory layout above `alone` layers in which each segment reads only itself (positions restart
+    at the hypothesis, as in SplitCrossEncoder): a fact's states after those layers depend on the fact
+    alone, so the engine could cache them too, and per pair the fact's tokens run only the layers
+    `alone`..`split` - 1 against the premise's cached keys and values. Exported as three entry points
+    (export_onnx.HybridGraph): MemoryLower (the premise's memory), HybridHypothesis and HybridUpper."""
+
+    def __init__(self, ce, split, alone):
+        super().__init__(ce, split)
+        if not 1 <= alone < split:
+            raise ValueError(f"hybrid: {alone} segment-alone layers need 1..{split - 1} below split {split}")
+        self.alone = alone
+
+    def positions(self, token_type_ids, attention_mask):
+        return SplitCrossEncoder.positions(self, token_type_ids, attention_mask)
+
+
 class MemoryLower(nn.Module):
     """Exported part 1 of a MemoryCrossEncoder: a premise `[CLS] p [SEP]` (type 0, positions from 0) ->
     `[b, 2 * split + 1, s, hidden]`: each lower layer's key and value projections, then the states
-    after the lower layers."""
+    after the lower layers (a HybridCrossEncoder's: `[b, 2 * (split - alone) + 1, s, hidden]`, the
+    memory layers' keys and values only)."""
 
     def __init__(self, mce):
         super().__init__()
@@ -218,12 +241,39 @@ class MemoryLower(nn.Module):
         bert = m.ce.bert
         x, mask = segment_start(bert, input_ids, attention_mask, token_type_ids)
         outs = []
-        for layer in bert.encoder.layer[:m.split]:
-            sa = layer.attention.self
-            outs += [sa.key(x), sa.value(x)]
+        # A HybridCrossEncoder's first `alone` layers are not memory: the hypothesis reads no keys there.
+        first = getattr(m, "alone", 0)
+        for i, layer in enumerate(bert.encoder.layer[:m.split]):
+            if i >= first:
+                sa = layer.attention.self
+                outs += [sa.key(x), sa.value(x)]
             x = layer_forward(layer, x, mask, m.h, m.d)
         outs.append(x)
         return torch.stack(outs, 1)
+
+
+def memory_upper(m, memory, y, mask, first):
+    """The hypothesis states `y` through layers `first`..`m.split` - 1, reading the premise's cached keys
+    and values (`memory` planes 2·(i - first), 2·(i - first) + 1, its states last), then the pair through
+    the upper layers, the last one for the [CLS] row alone -> logits. `mask`: the additive key mask of
+    premise and hypothesis."""
+    layers = m.ce.bert.encoder.layer
+    for i in range(first, m.split):
+        sa = layers[i].attention.self
+        j = 2 * (i - first)
+        q = _heads(sa.query(y), m.h, m.d)
+        k = _heads(torch.cat([memory[:, j], sa.key(y)], 1), m.h, m.d)
+        v = _heads(torch.cat([memory[:, j + 1], sa.value(y)], 1), m.h, m.d)
+        probs = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(m.d) + mask, dim=-1)
+        ctx = torch.matmul(probs, v).transpose(1, 2).reshape(y.shape[0], -1, m.h * m.d)
+        ao = layers[i].attention.output
+        y = ao.LayerNorm(ao.dense(ctx) + y)
+        y = layers[i].output.LayerNorm(layers[i].output.dense(F.gelu(layers[i].intermediate.dense(y))) + y)
+    x = torch.cat([memory[:, 2 * (m.split - first)], y], 1)
+    upper = layers[m.split:]
+    for layer in upper[:-1]:
+        x = layer_forward(layer, x, mask, m.h, m.d)
+    return head(m.ce, layer_forward_cls(upper[-1], x, mask, m.h, m.d))
 
 
 class MemoryUpper(nn.Module):
@@ -244,18 +294,37 @@ class MemoryUpper(nn.Module):
         y = embed(bert, hyp_ids, torch.ones_like(hyp_ids), pos)
         keys = torch.cat([memory_mask, hyp_mask], 1)
         mask = key_mask(keys, y.dtype)
-        for i, layer in enumerate(bert.encoder.layer[:m.split]):
-            sa = layer.attention.self
-            q = _heads(sa.query(y), m.h, m.d)
-            k = _heads(torch.cat([memory[:, 2 * i], sa.key(y)], 1), m.h, m.d)
-            v = _heads(torch.cat([memory[:, 2 * i + 1], sa.value(y)], 1), m.h, m.d)
-            probs = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(m.d) + mask, dim=-1)
-            ctx = torch.matmul(probs, v).transpose(1, 2).reshape(y.shape[0], -1, m.h * m.d)
-            ao = layer.attention.output
-            y = ao.LayerNorm(ao.dense(ctx) + y)
-            y = layer.output.LayerNorm(layer.output.dense(F.gelu(layer.intermediate.dense(y))) + y)
-        x = torch.cat([memory[:, 2 * m.split], y], 1)
-        upper = bert.encoder.layer[m.split:]
-        for layer in upper[:-1]:
-            x = layer_forward(layer, x, mask, m.h, m.d)
-        return head(m.ce, layer_forward_cls(upper[-1], x, mask, m.h, m.d))
+        return memory_upper(m, memory, y, mask, 0)
+
+
+class HybridHypothesis(nn.Module):
+    """Exported part 2: a hypothesis `h [SEP]` alone (type 1, positions from 0) -> its states after the
+    `alone` layers [b, s, hidden], which depend on the fact alone (the engine caches them)."""
+
+    def __init__(self, hce):
+        super().__init__()
+        self.m = hce
+
+    def forward(self, hyp_input_ids, hyp_attention_mask):
+        m = self.m
+        bert = m.ce.bert
+        y, mask = segment_start(bert, hyp_input_ids, hyp_attention_mask, torch.ones_like(hyp_input_ids))
+        for layer in bert.encoder.layer[:m.alone]:
+            y = layer_forward(layer, y, mask, m.h, m.d)
+        return y
+
+
+class HybridUpper(nn.Module):
+    """Exported part 3: a premise's memory with its mask and a hypothesis's states (HybridHypothesis) with
+    its mask -> logits. The hypothesis runs the memory layers against the premise's cached keys and values,
+    then the pair the upper layers, the last one for the [CLS] row alone."""
+
+    def __init__(self, hce):
+        super().__init__()
+        self.m = hce
+
+    def forward(self, memory, memory_mask, hyp_hidden, hyp_mask):
+        m = self.m
+        y = hyp_hidden
+        mask = key_mask(torch.cat([memory_mask, hyp_mask], 1), y.dtype)
+        return memory_upper(m, memory, y, mask, m.alone)

@@ -28,7 +28,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from split_model import MemoryCrossEncoder, SplitCrossEncoder, encode_split  # noqa: E402
+from split_model import HybridCrossEncoder, MemoryCrossEncoder, SplitCrossEncoder, encode_split  # noqa: E402
 from common import (ENTAIL, LABEL2ID, cross_paper_pairs, decoding_metrics, long_premise_pairs, read_decoding, LABELS, MAX_LEN, NOT_ENTAIL, backbone_dir, encode_all, load_tokenizer,  # noqa: E402
                     read_indomain, read_rte, read_sick)
 
@@ -82,7 +82,9 @@ def load_checkpoint_model(path, bdir=None):
 
 
 # --split-mode: which lower layers see what (split_model.py).
-SPLIT_MODES = {"segments": SplitCrossEncoder, "memory": MemoryCrossEncoder}
+SPLIT_MODES = {"segments": SplitCrossEncoder, "memory": MemoryCrossEncoder,
+               # hybridJ: memory layout, its first J layers segment-alone (split_model.HybridCrossEncoder)
+               **{f"hybrid{j}": (lambda j: lambda ce, split: HybridCrossEncoder(ce, split, j))(j) for j in (1, 2, 3, 4)}}
 
 # How examples become token ids: the plain pair encoding, or segment by segment for a split model
 # (--split-layer; split_model.encode_split). Set once in main() before any encoding.

@@ -382,7 +382,8 @@ fn default_minilm_model_matches_onnxruntime_and_python_tokenizers() {
 }
 
 /// The engine's split path (`semtrace_infer::split`) on random-weight stand-ins with a trained split
-/// model's exact layouts (tests/fixtures/split-standin: segments, memory-standin: memory; made by
+/// model's exact layouts (tests/fixtures/split-standin: segments, memory-standin: memory,
+/// hybrid-standin: hybrid, whose facts have a lower part of their own; made by
 /// training/make_tiny_split.py; their scores mean nothing, so nothing here is about quality) and the
 /// default model's tokenizer: token ids by the split rule equal Python's, logits equal onnxruntime's
 /// two-part run, and cached states give bit for bit the uncached results, in any order, chunking and
@@ -395,6 +396,11 @@ fn split_standin_segments_layout_matches_onnxruntime_and_its_cache_is_exact() {
 #[test]
 fn split_standin_memory_layout_matches_onnxruntime_and_its_cache_is_exact() {
     check_split_standin("memory-standin");
+}
+
+#[test]
+fn split_standin_hybrid_layout_matches_onnxruntime_and_its_cache_is_exact() {
+    check_split_standin("hybrid-standin");
 }
 
 fn check_split_standin(name: &str) {

@@ -6,7 +6,11 @@
 //!   `hidden`/`pair_mask` of the two segments' states concatenated → `logits`;
 //! - *memory* (`MemoryCrossEncoder`): the hypothesis reads the premise in every layer. A premise →
 //!   `lower_hidden` `[1, 2·split + 1, s, hidden]` (each lower layer's keys and values, then its
-//!   states), and `memory`/`memory_mask`/`hyp_ids`/`hyp_mask` → `logits`.
+//!   states), and `memory`/`memory_mask`/`hyp_ids`/`hyp_mask` → `logits`;
+//! - *hybrid* (`HybridCrossEncoder`): the memory layout above a few layers in which each segment
+//!   reads only itself. A third entry point, `hyp_input_ids`/`hyp_attention_mask` →
+//!   `hyp_lower_hidden`, gives a fact's states after those layers (cached like a premise's), and
+//!   the upper part takes them as `hyp_hidden` in place of `hyp_ids`.
 //!
 //! Why: a review's windows are scored against the same facts, so each premise's lower states (and
 //! a fact's, in the segments layout) are computed once and cached, and per pair only the upper
@@ -31,6 +35,9 @@ use semtrace_core::error::{Error, Result};
 const LOWER_INPUTS: [&str; 3] = ["input_ids", "attention_mask", "token_type_ids"];
 const SEGMENTS_INPUTS: [&str; 2] = ["hidden", "pair_mask"];
 const MEMORY_INPUTS: [&str; 4] = ["memory", "memory_mask", "hyp_ids", "hyp_mask"];
+const HYBRID_INPUTS: [&str; 4] = ["memory", "memory_mask", "hyp_hidden", "hyp_mask"];
+const HYBRID_HYP_INPUTS: [&str; 2] = ["hyp_input_ids", "hyp_attention_mask"];
+const HYBRID_HYP_OUTPUT: &str = "hyp_lower_hidden";
 const LOWER_OUTPUT: &str = "lower_hidden";
 const UPPER_OUTPUT: &str = "logits";
 
@@ -40,7 +47,7 @@ const UPPER_OUTPUT: &str = "logits";
 const MAX_STATE_FLOATS: usize = 64 << 20;
 
 /// The split layout of a graph, if it is a split cross-encoder: it has an input named `hidden`
-/// (segments) or `memory`.
+/// (segments), `hyp_hidden` (hybrid) or `memory`.
 pub(crate) fn layout(model: &TypedModel) -> TractResult<Option<Layout>> {
     let has = |name: &str| -> TractResult<bool> {
         Ok(model
@@ -50,6 +57,8 @@ pub(crate) fn layout(model: &TypedModel) -> TractResult<Option<Layout>> {
     };
     Ok(if has(SEGMENTS_INPUTS[0])? {
         Some(Layout::Segments)
+    } else if has(HYBRID_INPUTS[2])? {
+        Some(Layout::Hybrid)
     } else if has(MEMORY_INPUTS[0])? {
         Some(Layout::Memory)
     } else {
@@ -61,10 +70,11 @@ pub(crate) fn layout(model: &TypedModel) -> TractResult<Option<Layout>> {
 pub(crate) enum Layout {
     Segments,
     Memory,
+    Hybrid,
 }
 
-/// What the upper part takes of a hypothesis: its cached lower states (segments) or its token
-/// ids, which it runs through the lower layers itself (memory).
+/// What the upper part takes of a hypothesis: its cached lower states (segments, hybrid) or its
+/// token ids, which it runs through the lower layers itself (memory).
 pub(crate) enum Hypothesis {
     State(Arc<State>),
     Ids(Vec<u32>),
@@ -102,6 +112,8 @@ pub(crate) struct SplitGraphs {
     lower_plans: PlanCache,
     upper: TypedModel,
     upper_plans: PlanCache,
+    /// The hybrid layout's hypothesis part and its plans.
+    hyp_lower: Option<(TypedModel, PlanCache)>,
     hidden: usize,
     premise_cap: usize,
     hypothesis_cap: usize,
@@ -144,10 +156,17 @@ impl SplitGraphs {
         let (upper_inputs, width_axis): (&[&str], usize) = match layout {
             Layout::Segments => (&SEGMENTS_INPUTS, 2),
             Layout::Memory => (&MEMORY_INPUTS, 3),
+            Layout::Hybrid => (&HYBRID_INPUTS, 3),
         };
         let mut upper = part(model, upper_inputs, UPPER_OUTPUT).map_err(err(
-            "a split model's upper part needs inputs hidden, pair_mask (or memory, memory_mask, hyp_ids, hyp_mask) and output logits",
+            "a split model's upper part needs inputs hidden, pair_mask (or memory, memory_mask, hyp_ids or hyp_hidden, hyp_mask) and output logits",
         ))?;
+        let mut hyp_lower = match layout {
+            Layout::Hybrid => Some(part(model, &HYBRID_HYP_INPUTS, HYBRID_HYP_OUTPUT).map_err(err(
+                "a hybrid split model needs inputs hyp_input_ids, hyp_attention_mask and output hyp_lower_hidden",
+            ))?),
+            _ => None,
+        };
         let (lower_batch, lower_seq) = symbols(&lower).map_err(err("lower part inputs"))?;
         let (upper_batch, _) = symbols(&upper).map_err(err("upper part inputs"))?;
         // The upper part's sequence length is its inputs' last-but-one axis (the memory's third).
@@ -178,6 +197,15 @@ impl SplitGraphs {
         };
         let mut adds = prepare(&mut lower, lower_seq.as_ref()).map_err(err("preparing lower"))?;
         adds += prepare(&mut upper, upper_seq.as_ref()).map_err(err("preparing upper"))?;
+        let hyp_lower = match hyp_lower.take() {
+            Some(mut m) => {
+                let (batch, seq) = symbols(&m).map_err(err("hypothesis part inputs"))?;
+                adds +=
+                    prepare(&mut m, seq.as_ref()).map_err(err("preparing the hypothesis part"))?;
+                Some((m, PlanCache::new(batch)))
+            }
+            None => None,
+        };
         let premise_cap = max_length * 3 / 4;
         Ok((
             SplitGraphs {
@@ -186,6 +214,7 @@ impl SplitGraphs {
                 lower_plans: PlanCache::new(lower_batch),
                 upper,
                 upper_plans: PlanCache::new(upper_batch),
+                hyp_lower,
                 hidden,
                 premise_cap,
                 hypothesis_cap: max_length - premise_cap,
@@ -200,7 +229,9 @@ impl SplitGraphs {
     }
 
     pub(crate) fn plans_cached(&self) -> usize {
-        self.lower_plans.len() + self.upper_plans.len()
+        self.lower_plans.len()
+            + self.upper_plans.len()
+            + self.hyp_lower.as_ref().map_or(0, |(_, p)| p.len())
     }
 
     /// A segment's token ids: `[CLS] premise [SEP]` or `hypothesis [SEP]`, each cut to its cap
@@ -261,25 +292,36 @@ impl SplitGraphs {
                 .into_tensor()
                 .into())
         };
-        let inputs = tvec![
-            arr(ids.iter().map(|&i| i as i64).collect())?,
-            arr(vec![1; s])?,
-            arr(vec![tt; s])?,
-        ];
+        let ids_in = arr(ids.iter().map(|&i| i as i64).collect())?;
+        // The hybrid layout's hypothesis has its own part (type 1 is built in), one plane out.
+        if let (Some((model, plans)), Segment::Hypothesis) = (&self.hyp_lower, seg) {
+            let plan = plans
+                .get(model, 1)
+                .map_err(err("optimising the hypothesis part"))?;
+            let out = plan
+                .run(tvec![ids_in, arr(vec![1; s])?])
+                .map_err(err("running the hypothesis part"))?;
+            return self.state_of(out[0].clone(), s, false);
+        }
+        let inputs = tvec![ids_in, arr(vec![1; s])?, arr(vec![tt; s])?];
         let plan = self
             .lower_plans
             .get(&self.lower, 1)
             .map_err(err("optimising the lower part"))?;
         let out = plan.run(inputs).map_err(err("running the lower part"))?;
-        if out[0].datum_type() != f32::datum_type() {
+        self.state_of(out[0].clone(), s, self.layout != Layout::Segments)
+    }
+
+    /// A lower part's output as a [`State`] of `s` rows, its shape checked: `[1, s, hidden]`, or
+    /// `[1, 2·k + 1, s, hidden]` for a memory (keys and values of k layers, then the states).
+    fn state_of(&self, value: TValue, s: usize, memory: bool) -> Result<State> {
+        if value.datum_type() != f32::datum_type() {
             return Err(Error::model("lower states are not f32"));
         }
-        let shape = out[0].shape().to_vec();
-        let planes = match (self.layout, &shape[..]) {
-            (Layout::Segments, [1, rows, h]) if *rows == s && *h == self.hidden => 1,
-            (Layout::Memory, [1, planes, rows, h])
-                if *planes % 2 == 1 && *rows == s && *h == self.hidden =>
-            {
+        let shape = value.shape().to_vec();
+        let planes = match (memory, &shape[..]) {
+            (false, [1, rows, h]) if *rows == s && *h == self.hidden => 1,
+            (true, [1, planes, rows, h]) if *planes % 2 == 1 && *rows == s && *h == self.hidden => {
                 *planes
             }
             _ => {
@@ -292,7 +334,7 @@ impl SplitGraphs {
         Ok(State {
             planes,
             rows: s,
-            value: out[0].clone(),
+            value,
         })
     }
 
@@ -300,7 +342,7 @@ impl SplitGraphs {
     /// segments layout, token ids in the memory layout.
     pub(crate) fn hypothesis(&self, tok: &Tokenizer, text: &str) -> Result<Hypothesis> {
         Ok(match self.layout {
-            Layout::Segments => {
+            Layout::Segments | Layout::Hybrid => {
                 Hypothesis::State(self.cached_state(tok, text, Segment::Hypothesis)?)
             }
             Layout::Memory => Hypothesis::Ids(self.segment_ids(tok, text, Segment::Hypothesis)?),
@@ -310,7 +352,7 @@ impl SplitGraphs {
     /// [`SplitGraphs::hypothesis`] from token ids, uncached.
     pub(crate) fn hypothesis_from_ids(&self, ids: &[u32]) -> Result<Hypothesis> {
         Ok(match self.layout {
-            Layout::Segments => {
+            Layout::Segments | Layout::Hybrid => {
                 Hypothesis::State(Arc::new(self.lower_state(ids, Segment::Hypothesis)?))
             }
             Layout::Memory => Hypothesis::Ids(ids.to_vec()),
@@ -348,6 +390,19 @@ impl SplitGraphs {
                 .into())
         };
         let inputs: TVec<TValue> = match hypothesis {
+            Hypothesis::State(h) if self.layout == Layout::Hybrid => {
+                if premise.planes < 3 || h.planes != 1 {
+                    return Err(Error::model(
+                        "a hybrid-layout pair needs a premise memory and a hypothesis's states",
+                    ));
+                }
+                tvec![
+                    premise.value.clone(),
+                    ones(premise.rows)?,
+                    h.value.clone(),
+                    ones(h.rows)?
+                ]
+            }
             Hypothesis::State(h) => {
                 let n = premise.rows + h.rows;
                 let mut data = Vec::with_capacity(n * self.hidden);
