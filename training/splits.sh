@@ -8,7 +8,9 @@
 #   bash training/splits.sh export memory5          # fp32 + int8 (--group 32) graph, heldout, dev/RTE, model dir
 #
 # Modes (split_model.py): `memory`, below the split the premise does not read the hypothesis (the
-# hypothesis reads the premise); `segments`, neither reads the other below the split. The model starts
+# hypothesis reads the premise); `segments`, neither reads the other below the split; `hybridJ` (J = 1..4),
+# the memory layout with its first J layers segment-alone, so a fact's states after them are cached too
+# (`bash training/splits.sh train hybrid2 5 hybrid2`). The model starts
 # from the shipped weights and trains 0.6 epoch on stage 3c's data (in-domain train, verbatim-statement
 # entailments, the decoding train split x4, rule-made decoding pairs) with 0.3 x hard labels + 0.7 x KL to
 # the shipped model at T = 2 (decoding pairs: hard labels only), lr 1e-4, selected on the heldout decoding
@@ -18,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=training/.venv/bin/python
 [ -x "$PY" ] || { echo "training/.venv missing: run the first lines of training/run.sh" >&2; exit 2; }
-stage=${1:?usage: splits.sh train NAME SPLIT_LAYER [memory|segments] | export NAME}
+stage=${1:?usage: splits.sh train NAME SPLIT_LAYER [memory|segments|hybridJ] | export NAME}
 case "$stage" in
   train)
     name=${2:?name}; layer=${3:?split layer}; mode=${4:-memory}
