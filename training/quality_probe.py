@@ -13,7 +13,7 @@ training/judge_builds.sh), the AUC over every approved fact with a rubric verdic
 highest P(pass)·(1 - r_f), then the 24 of highest utility with n_f swapped) with the shipped P(pass)
 and with the stacked one, counting the verdicts of the facts each selects.
 
-usage: training/.venv/bin/python training/quality_probe.py BUILDS EMBEDDER_DIR   (~15 min on 2 cores)
+usage: training/.venv/bin/python training/quality_probe.py BUILDS EMBEDDER_DIR   (six fine-tunings; 48 min on 2 shared cores)
   e.g. training/work/judge/builds-s35 target/test-env/models/all-minilm-l6-v2
 """
 import glob
