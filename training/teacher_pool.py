@@ -1,0 +1,198 @@
+"""The unlabelled in-domain pool a teacher labels for distillation (issue "Detection that survives real
+LLM reviews", item 3: "let the teacher label a large pool of unlabelled in-domain pairs (facts x windows
+of many papers and reviews)"). Nothing written here is committed: the pool holds human review text, which
+stays in ../shared (it is read from there by path and the pool lives in the git-ignored training/work/).
+
+  python3 training/teacher_pool.py build                 # -> training/work/teacher/pool.jsonl
+  training/.venv/bin/python training/teacher_pool.py label CKPT   # -> training/work/teacher/pool.labelled.jsonl
+
+Sources, train side only (no paper of ../shared/data/nli/indomain/dev.jsonl, of the heldout decoding split,
+of ../shared/corpus/reviews/ or of ../shared/corpus/llm-reviews/):
+  * `decoding`: the LLM-written reviews of training/data/decoding (train split) against the facts of their
+    bundles; per (review, fact) the 6 windows of most word overlap and 4 at random;
+  * `human-facts`: the real reviews (../shared/corpus/train-pool) of the train-split papers of
+    training/data/priors/labels.jsonl against those papers' approved facts; per (review, fact) the 3
+    windows of most word overlap and 1 at random;
+  * `human-props`: the in-domain train propositions against the other natural windows of their paper.
+Windows: sentences split as crates/core/src/segment.rs does in outline (blank lines, headings and list items
+break; `.`/`!`/`?` then a capital ends a sentence), adjacent pairs with stride 1. Seeded (21).
+
+`label` runs the teacher checkpoint (train_nli.py, e.g. teacher.sh's) in bf16 on 2 threads and writes its
+logits per pair; resumable (pairs already labelled are skipped).
+"""
+import json
+import os
+import random
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(ROOT, "..", "shared")
+DEC = os.path.join(ROOT, "training", "data", "decoding")
+OUT = os.path.join(ROOT, "training", "work", "teacher")
+SEED = 21
+SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9(\"'])")
+ABBREV = re.compile(r"\b(e\.g|i\.e|et al|etc|cf|vs|Fig|Figs|Eq|Eqs|Sec|Tab|approx|resp|w\.r\.t)\.$", re.I)
+LIST = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|\(\w\))\s+")
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def sentences(text):
+    out = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = [ln.strip() for ln in block.split("\n") if ln.strip()]
+        buf = []
+        for ln in lines:
+            heading = ln.startswith("#") or (len(ln.split()) <= 8 and not re.search(r"[.!?]$", ln))
+            if heading or LIST.match(ln):
+                if buf:
+                    out += split_run(" ".join(buf))
+                buf = []
+                if heading:
+                    continue
+                ln = LIST.sub("", ln)
+            buf.append(ln.replace("**", ""))
+        if buf:
+            out += split_run(" ".join(buf))
+    return [" ".join(s.split()) for s in out if len(s.split()) >= 3]
+
+
+def split_run(text):
+    parts, cur = [], ""
+    for piece in SENT_END.split(text):
+        cur = f"{cur} {piece}" if cur else piece
+        if not ABBREV.search(cur):
+            parts.append(cur)
+            cur = ""
+    return parts + ([cur] if cur else [])
+
+
+def windows(text):
+    s = sentences(text)
+    if len(s) <= 2:
+        return [" ".join(s)] if s else []
+    return [f"{a} {b}" for a, b in zip(s, s[1:])][:128]
+
+
+def words(t):
+    return set(WORD.findall(t.lower()))
+
+
+def build():
+    rng = random.Random(SEED)
+    dev_papers = {json.loads(l)["paper_id"] for l in open(os.path.join(SHARED, "data/nli/indomain/dev.jsonl"))}
+    pool, seen = [], set()
+
+    def add(prem, hyp, paper, src):
+        if (prem, hyp) not in seen and paper not in dev_papers:
+            seen.add((prem, hyp))
+            pool.append(dict(premise=prem, hypothesis=hyp, paper=paper, source=src))
+
+    papers = {r["paper"]: r for r in map(json.loads, open(os.path.join(DEC, "papers.jsonl")))}
+    for m in map(json.loads, open(os.path.join(DEC, "manifest.jsonl"))):
+        if m["split"] != "train":
+            continue
+        b = json.load(open(os.path.join(DEC, m["bundle"])))
+        facts = [f["text"] for p in b["positions"] for f in p["facts"]]
+        ws = windows(open(os.path.join(DEC, m["review"]), encoding="utf-8").read())
+        wset = [words(w) for w in ws]
+        for f in facts:
+            fw = words(f)
+            order = sorted(range(len(ws)), key=lambda i: -len(fw & wset[i]))
+            for i in order[:6] + rng.sample(order[6:], min(4, len(order[6:]))):
+                add(ws[i], f, m["paper"], "decoding")
+    assert all(papers[p]["split"] == "train" for p in {e["paper"] for e in pool}), "a heldout decoding paper"
+
+    facts_of = {}
+    for r in map(json.loads, open(os.path.join(ROOT, "training/data/priors/labels.jsonl"))):
+        if r["split"] == "train":
+            facts_of.setdefault(r["paper"], []).append(r["text"])
+    for line in open(os.path.join(SHARED, "corpus/train-pool/neurips2025-train.jsonl"), encoding="utf-8"):
+        d = json.loads(line)
+        if d["id"] not in facts_of:
+            continue
+        for rev in d["reviews"]:
+            text = rev["review_text"]
+            ws = windows(text)
+            if not ws:
+                continue
+            wset = [words(w) for w in ws]
+            for f in facts_of[d["id"]]:
+                fw = words(f)
+                order = sorted(range(len(ws)), key=lambda i: -len(fw & wset[i]))
+                for i in order[:3] + [rng.randrange(len(ws))]:
+                    add(ws[i], f, d["id"], "human-facts")
+
+    by_paper = {}
+    props = {}
+    for e in map(json.loads, open(os.path.join(SHARED, "data/nli/indomain/train.jsonl"))):
+        if e["kind"] == "natural":
+            by_paper.setdefault(e["paper_id"], set()).add(e["premise"])
+        props.setdefault(e["paper_id"], set()).add(e["hypothesis"])
+    for p in sorted(props):
+        for h in sorted(props[p]):
+            for w in sorted(by_paper.get(p, ())):
+                add(w, h, p, "human-props")
+
+    os.makedirs(OUT, exist_ok=True)
+    rng.shuffle(pool)
+    with open(os.path.join(OUT, "pool.jsonl.tmp"), "w", encoding="utf-8") as f:
+        for e in pool:
+            f.write(json.dumps(e, ensure_ascii=False) + "\n")
+    os.replace(os.path.join(OUT, "pool.jsonl.tmp"), os.path.join(OUT, "pool.jsonl"))
+    by = {}
+    for e in pool:
+        by[e["source"]] = by.get(e["source"], 0) + 1
+    print(f"pool: {len(pool)} pairs {by} of {len({e['paper'] for e in pool})} papers -> {OUT}/pool.jsonl")
+
+
+def label(ckpt, bs=32):
+    import torch
+    import torch.nn.functional as F  # noqa: F401
+
+    sys.path.insert(0, os.path.join(ROOT, "training"))
+    import train_nli as tn
+    from common import MAX_LEN, load_tokenizer
+
+    torch.set_num_threads(2)
+    model, ck = tn.load_checkpoint_model(ckpt)
+    model.eval()
+    bdir = ck.get("backbone") or tn.backbone_dir()
+    tok = load_tokenizer(os.path.join(bdir, "tokenizer.json"), MAX_LEN)
+    tn.PAD_ID[0] = tok.token_to_id("<pad>") if tok.token_to_id("<pad>") is not None else 0
+    tn.PAD_MULTIPLE[0] = 32
+    pool = [json.loads(l) for l in open(os.path.join(OUT, "pool.jsonl"), encoding="utf-8")]
+    dst = os.path.join(OUT, "pool.labelled.jsonl")
+    done = sum(1 for _ in open(dst, encoding="utf-8")) if os.path.exists(dst) else 0
+    print(f"label: {len(pool)} pairs, {done} already labelled, teacher {ckpt}", flush=True)
+    import time
+
+    t0 = time.time()
+    with open(dst, "a", encoding="utf-8") as out:
+        for s in range(done, len(pool), 512):
+            chunk = pool[s:s + 512]
+            tn.encode_all(tok, chunk)
+            order = sorted(range(len(chunk)), key=lambda i: len(chunk[i]["ids"]))
+            logits = [None] * len(chunk)
+            with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+                for b in range(0, len(order), bs):
+                    idx = order[b:b + bs]
+                    ids, am, tt, *_ = tn.collate([dict(chunk[i], label=0, binary=0) for i in idx])
+                    for i, row in zip(idx, model(ids, am, tt).float().tolist()):
+                        logits[i] = [round(x, 4) for x in row]
+            for e, lg in zip(chunk, logits):
+                out.write(json.dumps({k: e[k] for k in ("premise", "hypothesis", "paper", "source")}
+                                     | {"teacher": lg}, ensure_ascii=False) + "\n")
+            out.flush()
+            n = s + len(chunk) - done
+            el = time.time() - t0
+            print(f"  {s + len(chunk)}/{len(pool)} ({n / el:.1f} pairs/s, ETA {(len(pool) - s - len(chunk)) / (n / el) / 60:.0f} min)", flush=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["build"]:
+        build()
+    elif sys.argv[1:2] == ["label"] and len(sys.argv) == 3:
+        label(sys.argv[2])
+    else:
+        sys.exit(__doc__)
