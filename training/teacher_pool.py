@@ -25,6 +25,7 @@ import os
 import random
 import re
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(ROOT, "..", "shared")
@@ -148,7 +149,6 @@ def build():
 
 def label(ckpt, bs=32):
     import torch
-    import torch.nn.functional as F  # noqa: F401
 
     sys.path.insert(0, os.path.join(ROOT, "training"))
     import train_nli as tn
@@ -159,14 +159,11 @@ def label(ckpt, bs=32):
     model.eval()
     bdir = ck.get("backbone") or tn.backbone_dir()
     tok = load_tokenizer(os.path.join(bdir, "tokenizer.json"), MAX_LEN)
-    tn.PAD_ID[0] = tok.token_to_id("<pad>") if tok.token_to_id("<pad>") is not None else 0
-    tn.PAD_MULTIPLE[0] = 32
+    tn.set_padding(tok, 32)
     pool = [json.loads(l) for l in open(os.path.join(OUT, "pool.jsonl"), encoding="utf-8")]
     dst = os.path.join(OUT, "pool.labelled.jsonl")
     done = sum(1 for _ in open(dst, encoding="utf-8")) if os.path.exists(dst) else 0
     print(f"label: {len(pool)} pairs, {done} already labelled, teacher {ckpt}", flush=True)
-    import time
-
     t0 = time.time()
     with open(dst, "a", encoding="utf-8") as out:
         for s in range(done, len(pool), 512):

@@ -123,12 +123,27 @@ def kd_loss(student_logits, teacher_logits, temp):
     return (t * (t.clamp_min(1e-12).log() - ls)).sum(-1).mean() * temp * temp
 
 
+def resume_signature(args, split):
+    """The settings a last.pt must share to be resumed; options added later enter it only when set, so
+    older checkpoints still resume."""
+    return ([args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers]
+            + ([args.split_layer, args.split_mode] if split else []) + ([args.backbone] if args.backbone else [])
+            + ([args.soft_pool, args.soft_pool_max, args.soft_weight] if args.soft_pool else []))
+
+
 # The tokenizer's padding id (MiniLM 0, MPNet 1); set in main(). Padded positions are masked either way,
 # but MPNet derives position ids from which tokens are padding.
 PAD_ID = [0]
 # --pad-multiple: batch lengths rounded up to this multiple, so bf16 kernels (oneDNN, built per shape) are
 # reused across batches instead of rebuilt for every new length.
 PAD_MULTIPLE = [1]
+
+
+def set_padding(tok, multiple):
+    """What collate() pads with: the tokenizer's <pad> id (0 when it has none, as MiniLM's [PAD]), to a
+    multiple of `multiple` tokens."""
+    PAD_ID[0] = tok.token_to_id("<pad>") if tok.token_to_id("<pad>") is not None else 0
+    PAD_MULTIPLE[0] = multiple
 
 
 def collate(exs, pad_id=None):
@@ -520,8 +535,7 @@ def main():
 
     bdir = args.backbone or backbone_dir()
     tok = load_tokenizer(os.path.join(bdir, "tokenizer.json"), MAX_LEN)
-    PAD_ID[0] = tok.token_to_id("<pad>") if tok.token_to_id("<pad>") is not None else 0
-    PAD_MULTIPLE[0] = args.pad_multiple
+    set_padding(tok, args.pad_multiple)
     EVAL_BF16[0] = args.eval_bf16
     train = read_indomain(os.path.join(args.data, "indomain/train.jsonl")) * args.indomain_repeat
     train = [dict(e) for e in train]
@@ -627,7 +641,7 @@ def main():
     last = os.path.join(args.ckpt_dir, "last.pt")
     if os.path.exists(last) and not args.bench:
         ck = torch.load(last, map_location="cpu", weights_only=False)
-        if ck.get("args_sig") != [args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers] + ([args.split_layer, args.split_mode] if split else []) + ([args.backbone] if args.backbone else []) + ([args.soft_pool, args.soft_pool_max, args.soft_weight] if args.soft_pool else []):
+        if ck.get("args_sig") != resume_signature(args, split):
             sys.exit(f"{last} was written with different settings; remove {args.ckpt_dir} to start over")
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
@@ -642,7 +656,7 @@ def main():
              "split_mode": args.split_mode if split else None, "backbone": args.backbone}
         if full:
             d.update(opt=opt.state_dict(), sched=sched.state_dict(), torch_rng=torch.get_rng_state(),
-                     args_sig=[args.lr, args.bs, args.epochs, args.seed, args.indomain_repeat, args.no_rte, args.sick, args.student_layers] + ([args.split_layer, args.split_mode] if split else []) + ([args.backbone] if args.backbone else []) + ([args.soft_pool, args.soft_pool_max, args.soft_weight] if args.soft_pool else []))
+                     args_sig=resume_signature(args, split))
         torch.save(d, tmp)
         os.replace(tmp, path)
 
