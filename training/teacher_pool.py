@@ -154,6 +154,9 @@ def label(ckpt, bs=32):
     import train_nli as tn
     from common import MAX_LEN, load_tokenizer
 
+    for path, how in ((ckpt, "bash training/teacher.sh train"), (os.path.join(OUT, "pool.jsonl"), "teacher_pool.py build")):
+        if not os.path.exists(path):
+            sys.exit(f"label: {path} missing (made by {how})")
     torch.set_num_threads(2)
     model, ck = tn.load_checkpoint_model(ckpt)
     model.eval()
