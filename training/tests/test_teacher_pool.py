@@ -1,4 +1,4 @@
-"""teacher_pool.py's review windows and train_nli.py's padding and resume signature (the teacher and
+"""teacher_pool.py's review windows, its packed logits, and train_nli.py's padding and resume signature (the teacher and
 its pool, MODEL_CARD.md "A stronger teacher on CPU"): headings are dropped, list items and blank lines
 break sentences, abbreviations do not, windows are adjacent sentence pairs with stride 1; collate() pads
 with the tokenizer's <pad> id to a multiple of --pad-multiple; a checkpoint written before the new options
@@ -6,8 +6,10 @@ existed still resumes.
 
 Run: training/.venv/bin/python -m unittest discover -s training/tests (needs torch for the train_nli part)."""
 import argparse
+import json
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -36,6 +38,69 @@ class Windows(unittest.TestCase):
         self.assertEqual(tp.windows(REVIEW), [f"{a} {b}" for a, b in zip(s, s[1:])])
         self.assertEqual(tp.windows("Only one sentence here."), ["Only one sentence here."])
         self.assertEqual(tp.windows(""), [])
+
+
+class Packed(unittest.TestCase):
+    """pack/unpack: the teacher's logits committed by reference (keys, no text) and put back on a rebuilt pool."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        d = self.dir.name
+        self.pool = os.path.join(d, "pool.jsonl")
+        self.labelled = os.path.join(d, "pool.labelled.jsonl")
+        self.tsv = os.path.join(d, "packed", "pool-logits.tsv")
+        self.pairs = [dict(premise=f"Window {i} says 0.{i}.", hypothesis=f"Fact {i % 3}.", paper=f"P{i % 2}",
+                           source="decoding" if i % 2 else "human-facts") for i in range(5)]
+        with open(self.pool, "w") as f:
+            f.writelines(json.dumps(e) + "\n" for e in self.pairs)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write_labelled(self, n):
+        with open(self.labelled, "w") as f:
+            for i, e in enumerate(self.pairs[:n]):
+                f.write(json.dumps(e | {"teacher": [i + 0.12345, -1.0, 2.5]}) + "\n")
+
+    def test_round_trip_holds_no_text(self):
+        self.write_labelled(5)
+        self.assertEqual(tp.pack(self.labelled, self.tsv), 5)
+        with open(self.tsv) as f:
+            packed = f.read()
+        self.assertNotIn("Window", packed)
+        self.assertNotIn("Fact", packed)
+        os.remove(self.labelled)
+        self.assertEqual(tp.unpack(self.pool, self.tsv, self.labelled), 5)
+        with open(self.labelled) as f:
+            rows = [json.loads(line) for line in f]
+        self.assertEqual([r["premise"] for r in rows], [e["premise"] for e in self.pairs])
+        self.assertEqual(rows[2]["teacher"], [2.123, -1.0, 2.5])
+
+    def test_a_prefix_unpacks_for_label_to_resume(self):
+        self.write_labelled(2)
+        tp.pack(self.labelled, self.tsv)
+        self.assertEqual(tp.unpack(self.pool, self.tsv, self.labelled), 2)
+
+    def test_a_changed_pool_is_refused_and_nothing_written(self):
+        self.write_labelled(5)
+        tp.pack(self.labelled, self.tsv)
+        os.remove(self.labelled)
+        self.pairs[3]["premise"] = "Another window."
+        with open(self.pool, "w") as f:
+            f.writelines(json.dumps(e) + "\n" for e in self.pairs)
+        with self.assertRaises(SystemExit) as e:
+            tp.unpack(self.pool, self.tsv, self.labelled)
+        self.assertIn("pair 3", str(e.exception.code))
+        self.assertFalse(os.path.exists(self.labelled))
+        self.assertFalse(os.path.exists(self.labelled + ".tmp"))
+
+    def test_more_logits_than_pairs_is_refused(self):
+        self.write_labelled(5)
+        tp.pack(self.labelled, self.tsv)
+        with open(self.pool, "w") as f:
+            f.writelines(json.dumps(e) + "\n" for e in self.pairs[:4])
+        with self.assertRaises(SystemExit):
+            tp.unpack(self.pool, self.tsv, self.labelled)
 
 
 try:
