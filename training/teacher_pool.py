@@ -15,7 +15,8 @@ of ../shared/corpus/reviews/ or of ../shared/corpus/llm-reviews/):
     windows of most word overlap and 1 at random;
   * `human-props`: the in-domain train propositions against the other natural windows of their paper.
 Windows: sentences split as crates/core/src/segment.rs does in outline (blank lines, headings and list items
-break; `.`/`!`/`?` then a capital ends a sentence), adjacent pairs with stride 1. Seeded (21).
+break; `.`/`!`/`?` then a capital ends a sentence), adjacent pairs with stride 1. Seeded (21); the pairs
+are shuffled within each source and the sources come in the order above.
 
 `label` runs the teacher checkpoint (train_nli.py, e.g. teacher.sh's) in bf16 on 2 threads and writes its
 logits per pair; resumable (pairs already labelled are skipped).
@@ -149,6 +150,10 @@ def build():
 
     os.makedirs(OUT, exist_ok=True)
     rng.shuffle(pool)
+    # Shuffled within a source, sources in order of their worth to a student, so that a partly labelled
+    # (and packed) pool holds the decoding pairs first.
+    rank = {"decoding": 0, "human-facts": 1, "human-props": 2}
+    pool.sort(key=lambda e: rank[e["source"]])
     with open(os.path.join(OUT, "pool.jsonl.tmp"), "w", encoding="utf-8") as f:
         for e in pool:
             f.write(json.dumps(e, ensure_ascii=False) + "\n")

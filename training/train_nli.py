@@ -500,7 +500,7 @@ def main():
     ap.add_argument("--eval-bf16", action="store_true", help="evaluate under bf16 autocast as well (CPU with AMX)")
     ap.add_argument("--soft-pool", default=None, metavar="JSONL",
                     help="teacher-labelled pairs (teacher_pool.py label): trained on KL to their logits at --kd-temp")
-    ap.add_argument("--soft-pool-max", type=int, default=0, help="only the first N pairs of --soft-pool (0 = all)")
+    ap.add_argument("--soft-pool-max", type=int, default=0, help="only the first N pairs of --soft-pool (0 = all; teacher_pool.py puts the decoding pairs first)")
     ap.add_argument("--soft-weight", type=float, default=1.0, help="weight of the --soft-pool loss against the labelled pairs'")
     ap.add_argument("--init", default=None, help="start from the model weights of this checkpoint (stage 2)")
     ap.add_argument("--bench", type=int, default=0, help="only time this many steps, then exit")
