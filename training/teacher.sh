@@ -29,7 +29,9 @@ cd "$(dirname "$0")/.."
 PY=training/.venv/bin/python
 [ -x "$PY" ] || { echo "training/.venv missing: run the first lines of training/run.sh" >&2; exit 2; }
 BB=training/work/backbones/all-mpnet-base-v2
-CK=training/checkpoints/teacher-mpnet
+# TEACHER_EPOCHS=E trains (and labels with) a shorter teacher in its own folder: E = 0.5 takes ~30 min where
+# the documented 1.5 epochs take 80, so that training and labelling fit one session beside other work.
+CK=training/checkpoints/teacher-mpnet${TEACHER_EPOCHS:+-e$TEACHER_EPOCHS}
 stage=${1:?usage: teacher.sh backbone | train | label | pack | student NAME LAYERS}
 case "$stage" in
   backbone)
@@ -75,7 +77,7 @@ EOF
     mkdir -p "$CK"
     $PY training/train_nli.py --backbone "$BB" --ckpt-dir "$CK" --identity-aug \
       --decoding training/data/decoding/labels.jsonl --decoding-repeat 2 --decoding-rules --select decoding \
-      --epochs 1.5 --bs 16 --lr 3e-5 --warmup 0.06 --bf16 --pad-multiple 32 --freeze-word-emb --eval-every 1000 --eval-bf16 --save-every 50 \
+      --epochs "${TEACHER_EPOCHS:-1.5}" --bs 16 --lr 3e-5 --warmup 0.06 --bf16 --pad-multiple 32 --freeze-word-emb --eval-every 1000 --eval-bf16 --save-every 50 \
       --log-every 25 2>&1 | tee -a "$CK.log" ;;
   label)
     [ -f training/work/teacher/pool.jsonl ] || python3 training/teacher_pool.py build
