@@ -164,6 +164,12 @@ def build():
     print(f"pool: {len(pool)} pairs {by} of {len({e['paper'] for e in pool})} papers -> {OUT}/pool.jsonl")
 
 
+def labelled_row(e, logits):
+    """One line of pool.labelled.jsonl, as label writes it and unpack rebuilds it."""
+    return json.dumps({k: e[k] for k in ("premise", "hypothesis", "paper", "source")} | {"teacher": logits},
+                      ensure_ascii=False) + "\n"
+
+
 def pair_key(prem, hyp):
     return hashlib.sha256(f"{prem}\0{hyp}".encode("utf-8")).hexdigest()[:16]
 
@@ -203,9 +209,7 @@ def unpack(pool_path=None, src=PACKED, dst=None):
                 os.remove(dst + ".tmp")
                 sys.exit(f"unpack: pair {i} of the pool is not the one its logits were made on "
                          "(the pool's sources or teacher_pool.py build changed): relabel with teacher.sh label")
-            lg = [float(x) for x in row[2].split(",")]
-            out.write(json.dumps({k: e[k] for k in ("premise", "hypothesis", "paper", "source")}
-                                 | {"teacher": lg}, ensure_ascii=False) + "\n")
+            out.write(labelled_row(e, [float(x) for x in row[2].split(",")]))
     os.replace(dst + ".tmp", dst)
     print(f"unpack: {len(rows)} of {len(pool)} pool pairs labelled -> {dst}")
     return len(rows)
@@ -250,8 +254,7 @@ def label(ckpt, bs=32):
                     for i, row in zip(idx, model(ids, am, tt).float().tolist()):
                         logits[i] = [round(x, 4) for x in row]
             for e, lg in zip(chunk, logits):
-                out.write(json.dumps({k: e[k] for k in ("premise", "hypothesis", "paper", "source")}
-                                     | {"teacher": lg}, ensure_ascii=False) + "\n")
+                out.write(labelled_row(e, lg))
             out.flush()
             n = s + len(chunk) - done
             el = time.time() - t0
