@@ -149,11 +149,7 @@ def build():
                 add(w, h, p, "human-props")
 
     os.makedirs(OUT, exist_ok=True)
-    rng.shuffle(pool)
-    # Shuffled within a source, sources in order of their worth to a student, so that a partly labelled
-    # (and packed) pool holds the decoding pairs first.
-    rank = {"decoding": 0, "human-facts": 1, "human-props": 2}
-    pool.sort(key=lambda e: rank[e["source"]])
+    pool = in_source_order(pool, rng)
     with open(os.path.join(OUT, "pool.jsonl.tmp"), "w", encoding="utf-8") as f:
         for e in pool:
             f.write(json.dumps(e, ensure_ascii=False) + "\n")
@@ -162,6 +158,15 @@ def build():
     for e in pool:
         by[e["source"]] = by.get(e["source"], 0) + 1
     print(f"pool: {len(pool)} pairs {by} of {len({e['paper'] for e in pool})} papers -> {OUT}/pool.jsonl")
+
+
+def in_source_order(pool, rng):
+    """Shuffled within a source, sources in order of their worth to a student, so that a partly labelled
+    (and packed) pool holds the decoding pairs first."""
+    rank = {"decoding": 0, "human-facts": 1, "human-props": 2}
+    pool = list(pool)
+    rng.shuffle(pool)
+    return sorted(pool, key=lambda e: rank[e["source"]])
 
 
 def labelled_row(e, logits):
@@ -203,13 +208,21 @@ def unpack(pool_path=None, src=PACKED, dst=None):
     rows = [l.rstrip("\n").split("\t") for l in open(src, encoding="utf-8") if l.strip()]
     if len(rows) > len(pool):
         sys.exit(f"unpack: {len(rows)} packed logits for a pool of {len(pool)} pairs: not the same pool")
+    # Everything is checked before anything is written, so a refused file leaves no half-written output.
+    labelled = []
+    for i, (e, row) in enumerate(zip(pool, rows)):
+        try:
+            assert len(row) == 3
+            logits = [float(x) for x in row[2].split(",")]
+            assert len(logits) == 3
+        except (AssertionError, ValueError):
+            sys.exit(f"unpack: line {i + 1} of {src} is not KEY<TAB>SOURCE<TAB>three logits: a broken file")
+        if row[0] != pair_key(e["premise"], e["hypothesis"]) or row[1] != e["source"]:
+            sys.exit(f"unpack: pair {i} of the pool is not the one its logits were made on "
+                     "(the pool's sources or teacher_pool.py build changed): relabel with teacher.sh label")
+        labelled.append(labelled_row(e, logits))
     with open(dst + ".tmp", "w", encoding="utf-8") as out:
-        for i, (e, row) in enumerate(zip(pool, rows)):
-            if len(row) != 3 or row[0] != pair_key(e["premise"], e["hypothesis"]) or row[1] != e["source"]:
-                os.remove(dst + ".tmp")
-                sys.exit(f"unpack: pair {i} of the pool is not the one its logits were made on "
-                         "(the pool's sources or teacher_pool.py build changed): relabel with teacher.sh label")
-            out.write(labelled_row(e, [float(x) for x in row[2].split(",")]))
+        out.writelines(labelled)
     os.replace(dst + ".tmp", dst)
     print(f"unpack: {len(rows)} of {len(pool)} pool pairs labelled -> {dst}")
     return len(rows)

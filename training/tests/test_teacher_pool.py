@@ -40,6 +40,18 @@ class Windows(unittest.TestCase):
         self.assertEqual(tp.windows(""), [])
 
 
+class SourceOrder(unittest.TestCase):
+    def test_decoding_first_each_source_shuffled_and_seeded(self):
+        pool = [dict(source=s, i=i) for i, s in enumerate(["human-props", "decoding", "human-facts"] * 20)]
+        a = tp.in_source_order(pool, tp.random.Random(21))
+        self.assertEqual([e["source"] for e in a], ["decoding"] * 20 + ["human-facts"] * 20 + ["human-props"] * 20)
+        self.assertEqual(sorted(e["i"] for e in a), list(range(60)))
+        dec = [e["i"] for e in a[:20]]
+        self.assertNotEqual(dec, sorted(dec))  # shuffled within the source
+        self.assertEqual(a, tp.in_source_order(pool, tp.random.Random(21)))
+        self.assertEqual(pool[0]["source"], "human-props")  # the input is left as it was
+
+
 class Packed(unittest.TestCase):
     """pack/unpack: the teacher's logits committed by reference (keys, no text) and put back on a rebuilt pool."""
 
@@ -93,6 +105,33 @@ class Packed(unittest.TestCase):
         self.assertIn("pair 3", str(e.exception.code))
         self.assertFalse(os.path.exists(self.labelled))
         self.assertFalse(os.path.exists(self.labelled + ".tmp"))
+
+    def test_a_broken_line_is_a_clear_error_and_nothing_written(self):
+        self.write_labelled(5)
+        tp.pack(self.labelled, self.tsv)
+        os.remove(self.labelled)
+        with open(self.tsv) as f:
+            lines = f.readlines()
+        for bad in (lines[1].rsplit(",", 1)[0] + "\n", lines[1].replace("\t", " "), lines[1].replace("2.5", "x")):
+            with open(self.tsv, "w") as f:
+                f.writelines([lines[0], bad] + lines[2:])
+            with self.assertRaises(SystemExit) as e:
+                tp.unpack(self.pool, self.tsv, self.labelled)
+            self.assertIn("line 2", str(e.exception.code))
+            self.assertFalse(os.path.exists(self.labelled))
+            self.assertFalse(os.path.exists(self.labelled + ".tmp"))
+
+    def test_label_needs_no_teacher_once_all_is_labelled(self):
+        out, tp.OUT = tp.OUT, self.dir.name
+        try:
+            self.write_labelled(5)
+            tp.label(os.path.join(self.dir.name, "no-such-teacher.pt"))  # returns: nothing left to label
+            self.write_labelled(4)
+            with self.assertRaises(SystemExit) as e:
+                tp.label(os.path.join(self.dir.name, "no-such-teacher.pt"))
+            self.assertIn("no-such-teacher.pt missing", str(e.exception.code))
+        finally:
+            tp.OUT = out
 
     def test_more_logits_than_pairs_is_refused(self):
         self.write_labelled(5)
