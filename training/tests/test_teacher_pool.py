@@ -74,6 +74,14 @@ class Packed(unittest.TestCase):
             for i, e in enumerate(self.pairs[:n]):
                 f.write(json.dumps(e | {"teacher": [i + 0.12345, -1.0, 2.5]}) + "\n")
 
+    def assert_refused(self, says):
+        """unpack exits with a message that says `says`, and leaves no output, whole or half-written."""
+        with self.assertRaises(SystemExit) as e:
+            tp.unpack(self.pool, self.tsv, self.labelled)
+        self.assertIn(says, str(e.exception.code))
+        self.assertFalse(os.path.exists(self.labelled))
+        self.assertFalse(os.path.exists(self.labelled + ".tmp"))
+
     def test_round_trip_holds_no_text(self):
         self.write_labelled(5)
         self.assertEqual(tp.pack(self.labelled, self.tsv), 5)
@@ -100,11 +108,7 @@ class Packed(unittest.TestCase):
         self.pairs[3]["premise"] = "Another window."
         with open(self.pool, "w") as f:
             f.writelines(json.dumps(e) + "\n" for e in self.pairs)
-        with self.assertRaises(SystemExit) as e:
-            tp.unpack(self.pool, self.tsv, self.labelled)
-        self.assertIn("pair 3", str(e.exception.code))
-        self.assertFalse(os.path.exists(self.labelled))
-        self.assertFalse(os.path.exists(self.labelled + ".tmp"))
+        self.assert_refused("pair 3")
 
     def test_a_broken_line_is_a_clear_error_and_nothing_written(self):
         self.write_labelled(5)
@@ -115,11 +119,7 @@ class Packed(unittest.TestCase):
         for bad in (lines[1].rsplit(",", 1)[0] + "\n", lines[1].replace("\t", " "), lines[1].replace("2.5", "x")):
             with open(self.tsv, "w") as f:
                 f.writelines([lines[0], bad] + lines[2:])
-            with self.assertRaises(SystemExit) as e:
-                tp.unpack(self.pool, self.tsv, self.labelled)
-            self.assertIn("line 2", str(e.exception.code))
-            self.assertFalse(os.path.exists(self.labelled))
-            self.assertFalse(os.path.exists(self.labelled + ".tmp"))
+            self.assert_refused("line 2")
 
     def test_label_needs_no_teacher_once_all_is_labelled(self):
         out, tp.OUT = tp.OUT, self.dir.name
@@ -138,8 +138,8 @@ class Packed(unittest.TestCase):
         tp.pack(self.labelled, self.tsv)
         with open(self.pool, "w") as f:
             f.writelines(json.dumps(e) + "\n" for e in self.pairs[:4])
-        with self.assertRaises(SystemExit):
-            tp.unpack(self.pool, self.tsv, self.labelled)
+        os.remove(self.labelled)
+        self.assert_refused("not the same pool")
 
 
 try:
