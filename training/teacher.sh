@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 PY=training/.venv/bin/python
 [ -x "$PY" ] || { echo "training/.venv missing: run the first lines of training/run.sh" >&2; exit 2; }
 BB=training/work/backbones/all-mpnet-base-v2
-# TEACHER_EPOCHS=E trains (and labels with) a shorter teacher in its own folder: E = 0.5 takes ~30 min where
+# TEACHER_EPOCHS=E trains (and labels with) a shorter teacher in its own folder: E = 0.5 took 21 min where
 # the documented 1.5 epochs take 80, so that training and labelling fit one session beside other work.
 CK=training/checkpoints/teacher-mpnet${TEACHER_EPOCHS:+-e$TEACHER_EPOCHS}
 stage=${1:?usage: teacher.sh backbone | train | label | pack | student NAME LAYERS}
