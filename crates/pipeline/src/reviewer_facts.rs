@@ -140,6 +140,198 @@ pub fn fill_only(text: &str) -> Option<Exclusion> {
     hit(Rule::NeedsContext, restatement_opener(text))
         .or_else(|| hit(Rule::Pointer, table_position(text)))
         .or_else(|| hit(Rule::UndefinedSymbol, subscripted_symbol(text)))
+        .or_else(|| hit(Rule::NeedsContext, hypothetical_opener(text)))
+        .or_else(|| hit(Rule::NeedsContext, ordinal_subset(text)))
+        .or_else(|| hit(Rule::NeedsContext, comparative_without_than(text)))
+        .or_else(|| hit(Rule::NeedsContext, bare_subject_gaps(text)))
+        .or_else(|| hit(Rule::UndefinedSymbol, undefined_complexity(text)))
+        .or_else(|| hit(Rule::Background, unanchored_claim(text)))
+        .or_else(|| hit(Rule::Background, protocol_boilerplate(text)))
+}
+
+/// "The hyperparameters which achieve the best performance on the development set will be
+/// chosen ...": the protocol every paper follows, in the future tense of a recipe (round 14: 2
+/// facts, both failed in both panels).
+fn protocol_boilerplate(s: &str) -> Option<String> {
+    let lower = s.to_lowercase();
+    let recipe = [
+        "will be chosen",
+        "will be selected",
+        "will be trained",
+        "will be tuned",
+    ]
+    .iter()
+    .find(|p| lower.contains(*p))?;
+    let split = [
+        "development set",
+        "validation set",
+        "dev set",
+        "training set",
+    ]
+    .iter()
+    .any(|p| lower.contains(p));
+    split.then(|| format!("{} on a data split: protocol boilerplate", quoted(recipe)))
+}
+
+/// "If a customer buys X, the system might ...", "If at least some examples ...": a
+/// hypothetical or worked example, not a finding (fact-rubric round 14: 3 of 3 failed in both
+/// panels). "If" with a named subject ("If BERT is frozen, ...") states a result and is kept.
+fn hypothetical_opener(s: &str) -> Option<String> {
+    let w = words(s);
+    let (first, second) = (w.first()?, w.get(1)?);
+    let third = w.get(2).map(|x| x.lower.as_str()).unwrap_or("");
+    let hypothetical = first.lower == "if"
+        && (matches!(second.lower.as_str(), "a" | "an")
+            || (second.lower == "at" && third == "least")
+            || (second.lower == "the" && third == "authors"));
+    hypothetical.then(|| {
+        format!(
+            "opens with a hypothetical {}",
+            quoted(&format!("If {}", second.core))
+        )
+    })
+}
+
+/// "The first three datasets are ...", "for the first 4 datasets", "the last dataset": a subset
+/// of a list the reader has not seen (round 14). "the first 6 days" is a plain span of time and
+/// "the first three layers of the network" names its whole.
+fn ordinal_subset(s: &str) -> Option<String> {
+    const SETS: &[&str] = &[
+        "datasets",
+        "tasks",
+        "models",
+        "methods",
+        "baselines",
+        "experiments",
+        "settings",
+        "languages",
+        "benchmarks",
+    ];
+    const COUNTS: &[&str] = &[
+        "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    let w = words(s);
+    w.windows(3).enumerate().find_map(|(i, t)| {
+        let ordinal = t[0].lower == "the" && matches!(t[1].lower.as_str(), "first" | "last");
+        if !ordinal {
+            return None;
+        }
+        let count =
+            COUNTS.contains(&t[2].lower.as_str()) || t[2].core.chars().all(|c| c.is_ascii_digit());
+        let set = w.get(i + 3).filter(|n| SETS.contains(&n.lower.as_str()));
+        let of_whole = w.get(i + 4).is_some_and(|n| n.lower == "of");
+        match set {
+            Some(n) if count && t[2].tail.is_empty() && !of_whole => Some(quoted(&format!(
+                "{} {} {} {}",
+                t[0].core, t[1].core, t[2].core, n.core
+            ))),
+            _ if t[1].lower == "last"
+                && matches!(t[2].lower.as_str(), "dataset" | "task" | "one" | "ones")
+                && w.get(i + 3).is_none_or(|n| n.lower != "of") =>
+            {
+                Some(quoted(&format!(
+                    "{} {} {}",
+                    t[0].core, t[1].core, t[2].core
+                )))
+            }
+            _ => None,
+        }
+        .map(|p| format!("{p} is a subset of a list given earlier"))
+    })
+}
+
+/// "Because of the much lower computational complexity, ...": lower than what, the sentence
+/// does not say (round 14).
+fn comparative_without_than(s: &str) -> Option<String> {
+    let w = words(s);
+    if w.iter()
+        .any(|x| matches!(x.lower.as_str(), "than" | "compared" | "versus" | "vs"))
+    {
+        return None;
+    }
+    w.windows(3).find_map(|t| {
+        let hit = t[0].lower == "the"
+            && matches!(t[1].lower.as_str(), "much" | "far" | "significantly")
+            && matches!(
+                t[2].lower.as_str(),
+                "lower" | "higher" | "better" | "smaller" | "larger" | "faster" | "worse"
+            );
+        hit.then(|| {
+            format!(
+                "{} compares with nothing named",
+                quoted(&format!("{} {} {}", t[0].core, t[1].core, t[2].core))
+            )
+        })
+    })
+}
+
+/// Bare definite subjects the dropping rule leaves alone: the heads "images", "subphrase(s)" and
+/// "performance" ("The good performance demonstrates ..."), and a "which one?" head after
+/// "once" or a connective inside the sentence ("Once the algorithm generates ...", "and thus the
+/// approach is inefficient"). Round 14: 6 facts, all failed in both panels; demoted, not dropped,
+/// because 017, one of the short papers, holds two of them.
+fn bare_subject_gaps(s: &str) -> Option<String> {
+    const MORE_HEADS: &[&str] = &["images", "subphrase", "subphrases", "performance"];
+    let w = words(s);
+    if let Some(e) = bare_subject(&w, 0, MORE_HEADS) {
+        return Some(e);
+    }
+    (1..w.len()).find_map(|i| {
+        let after_connective =
+            matches!(
+                w[i - 1].lower.as_str(),
+                "once" | "thus" | "hence" | "therefore"
+            ) && (i == 1 || w[i - 2].lower == "and" || w[i - 2].tail.starts_with(','));
+        (after_connective && w[i].lower == "the")
+            .then(|| bare_subject(&w, i, GENERIC_HEADS))
+            .flatten()
+    })
+}
+
+/// "approximately O(M), not O(MN)": complexity in capital letters the sentence does not define
+/// (round 14); "O(d) extra parameters" reads as the model's dimension.
+fn undefined_complexity(s: &str) -> Option<String> {
+    let w = words(s);
+    w.iter().find_map(|x| {
+        let raw = x.raw.trim_end_matches([',', '.', ';', ':']);
+        let inside = raw.strip_prefix("O(")?.strip_suffix(')')?;
+        let capitals: Vec<char> = inside.chars().filter(char::is_ascii_uppercase).collect();
+        let defined = |c: char| {
+            w.windows(2).any(|p| {
+                p[0].core == c.to_string().as_str()
+                    && matches!(p[1].lower.as_str(), "is" | "=" | "denotes" | "represents")
+            })
+        };
+        (!capitals.is_empty() && !capitals.iter().all(|&c| defined(c))).then(|| quoted(raw))
+    })
+}
+
+/// A general claim with no word tying it to the paper: "Recommendations should help a customer
+/// ...", "RNNs are capable of encoding ...", "a technique of central importance", "many neural
+/// building blocks can be integrated". Round 14: 5 facts, all failed in both panels; two facts
+/// of earlier rounds that it hits passed ("The recommendation system should be responsive
+/// ..."), so it demotes.
+fn unanchored_claim(s: &str) -> Option<String> {
+    const PHRASES: &[&str] = &[
+        " should ",
+        " are capable of ",
+        " is capable of ",
+        " of central importance",
+        " can be integrated",
+        " can be intergrated",
+        " learning will happen",
+    ];
+    let w = words(s);
+    if anchored_words(&w) {
+        return None;
+    }
+    let lower = format!(" {} ", s.to_lowercase());
+    PHRASES
+        .iter()
+        .find(|p| {
+            lower.contains(*p) && !(p.trim() == "should" && lower.contains("should be possible"))
+        })
+        .map(|p| format!("{} with no tie to the paper", quoted(p.trim())))
 }
 
 /// "Precisely, each current word is used as ...", "More precisely, ...": the sentence restates
@@ -1644,6 +1836,11 @@ const BACKGROUND_PHRASES: &[&str] = &[
     "with the advent of",
     "has been used successfully",
     "have been used successfully",
+    // Round 14: "... an annual competition called ILSVRC has been held", "... over the previous
+    // best result" (another paper's result).
+    "has been held",
+    "have been held",
+    "previous best result",
 ];
 
 /// Openers of surveyed work ("Some works also study ...", "Traditionally, a simple strategy ...",
@@ -2234,7 +2431,7 @@ fn antecedent_in_sentence(w: &[Word<'_>], at: usize) -> bool {
 /// technology's conversion rates"): a generic head with no name, that could be any of the
 /// paper's models, baselines or steps. ("The components of the vector are ..." fails the judges
 /// too, but without it the short 017 keeps 24 approved facts.)
-fn bare_subject(w: &[Word<'_>], at: usize) -> Option<String> {
+fn bare_subject(w: &[Word<'_>], at: usize, heads: &[&str]) -> Option<String> {
     const NP_CONTINUES: &[&str] = &[
         "of",
         "for",
@@ -2301,7 +2498,7 @@ fn bare_subject(w: &[Word<'_>], at: usize) -> Option<String> {
         || (WHICH_ONE.contains(&head.lower.as_str())
             && !w[j + 1..].iter().any(|x| is_capitalised(x.core)));
     // A possessive keeps its "'s" in the core ("technology’s"), so the head is matched without it.
-    let generic = GENERIC_HEADS.contains(&head.lower.trim_end_matches("’s").trim_end_matches("'s"))
+    let generic = heads.contains(&head.lower.trim_end_matches("’s").trim_end_matches("'s"))
         && head.raw == head.core
         && head
             .core
@@ -2399,7 +2596,7 @@ pub fn needs_context(s: &str) -> Option<String> {
     }
     // A bare definite subject: "The algorithm can ...", "The hidden layer maintains ...",
     // "All numbers are reported ...". "The proposed model", "The Transformer" are named.
-    if let Some(e) = bare_subject(&w, 0) {
+    if let Some(e) = bare_subject(&w, 0, GENERIC_HEADS) {
         return Some(e);
     }
     // The same after an introductory phrase or clause: "Given the user's purchased items, the
@@ -2410,7 +2607,7 @@ pub fn needs_context(s: &str) -> Option<String> {
         .rposition(|x| x.tail.starts_with(','))
         .filter(|&c| c + 1 < w.len() && w[c + 1].lower == "the")
     {
-        if let Some(e) = bare_subject(&w, comma + 1) {
+        if let Some(e) = bare_subject(&w, comma + 1, GENERIC_HEADS) {
             return Some(e);
         }
     }
@@ -3076,7 +3273,7 @@ mod tests {
         );
     }
 
-    /// The rules against the rubric judgments of the selected corpus facts of rounds 1–12
+    /// The rules against the rubric judgments of the selected corpus facts of rounds 1–14b
     /// (measurement, not a check: the judges are LLMs); fill-only hits are kept and counted apart. A fact's verdict is keyed by its paper and
     /// text (fact ids differ between builds); a text judged in several rounds keeps the latest
     /// verdict. Prints per rule how many facts it drops that the judges failed and passed, and the
@@ -3098,8 +3295,21 @@ mod tests {
         // paper|text → (text, passed), later rounds overriding earlier ones.
         let mut facts: BTreeMap<String, (String, bool)> = BTreeMap::new();
         for round in [
-            "", "round2/", "round3/", "round4/", "round5/", "round6/", "round7/", "round8/",
-            "round9/", "round10/", "round11/", "round12/",
+            "",
+            "round2/",
+            "round3/",
+            "round4/",
+            "round5/",
+            "round6/",
+            "round7/",
+            "round8/",
+            "round9/",
+            "round10/",
+            "round11/",
+            "round12/",
+            "round13/",
+            "round14/",
+            "round14b/",
         ] {
             let mut pass = BTreeMap::new();
             for j in (1..=3).flat_map(|k| read(&format!("{round}judge-{k}.jsonl"))) {
@@ -3428,6 +3638,24 @@ mod tests {
             (Rule::UndefinedSymbol, "At test time, given new sentence pairs the authors first compute targets pˆ and then compute the related score."),
             (Rule::UndefinedSymbol, "The authors assume the vocabulary of Vw2v is much larger than that of Vrnn."),
             (Rule::UndefinedSymbol, "Σ∗k and Ω∗k are now word vector projections along the top k correlated dimensions."),
+            // Round 14: failed in both panels.
+            (Rule::NeedsContext, "If a customer buys the Godfather DVD Collection, for example, the system might recommend other crime drama titles, other titles starring Marlon Brando, or other movies directed by Francis Ford Coppola."),
+            (Rule::NeedsContext, "If at least some training examples produce a positive input to a ReLU, learning will happen in that neuron."),
+            (Rule::NeedsContext, "If the authors have a larger datasets with more complex relations, more vertices may be needed."),
+            (Rule::NeedsContext, "The first three datasets are sentence-level, and the last dataset is document-level."),
+            (Rule::NeedsContext, "The authors tune the L2 penality using cross-validation (and thus use a nested cross-validation for the first 4 datasets)."),
+            (Rule::NeedsContext, "Because of the much lower computational complexity, it is possible to compute very accurate high dimensional word vectors from a much larger data set."),
+            (Rule::NeedsContext, "The images were collected from the web and labeled by human labelers using Amazon’s Mechanical Turk crowd-sourcing tool."),
+            (Rule::NeedsContext, "Each subphrase is treated as an independent sentence and the authors learn the representations for all the subphrases in the training set."),
+            (Rule::NeedsContext, "The good performance demonstrates the merits of Paragraph Vector in capturing the semantics of paragraphs."),
+            (Rule::NeedsContext, "Once the algorithm generates the segments, it computes the user’s similarity to vectors that summarize each segment."),
+            (Rule::NeedsContext, "Many product pairs have no common customers, and thus the approach is inefficient in terms of processing time and memory usage."),
+            (Rule::UndefinedSymbol, "Scanning every customer is approximately O(M), not O(MN), because almost all customer vectors contain a small number of items."),
+            (Rule::Background, "Recommendations should help a customer find and discover new, relevant, and interesting items."),
+            (Rule::Background, "Recurrent models like RNNs and LSTMs are capable of encoding very long sequences, however, they have a representation biased towards their most recent inputs."),
+            (Rule::Background, "Data-driven learning of vector-space word embeddings that capture lexico-semantic properties is a technique of central importance in natural language processing."),
+            (Rule::Background, "The hyperparameters which achieve the best performance on the development set will be chosen for the final evaluation."),
+            (Rule::Background, "Any method that requires learning will be trained on the training set, while its hyperparameters will be selected on the validation set."),
         ];
         for (rule, t) in hits {
             let x = fill_only(t).unwrap_or_else(|| panic!("not fill-only: {t}"));
@@ -3444,6 +3672,16 @@ mod tests {
             "CharGREEN shows the best Pearson correlation coefficients on the SEEDA-S and SEEDA-E datasets.",
             "ReLU units train several times faster than their equivalents with tanh units.",
             "Specifically designed gates let the LSTM keep information over long spans.",
+            // Near misses of the round-14 rules that the judges passed (earlier rounds included).
+            "The image search task is the reverse: given a caption, the authors retrieve images that are a good fit to the query.",
+            "Because the algorithm recommends highly correlated similar items, recommendation quality is excellent.",
+            "If BERT is frozen, the proposed adapter still recovers 95% of the fine-tuned accuracy.",
+            "The authors fine-tune the first three layers of the network and freeze the rest.",
+            "The performance of the proposed model degrades gracefully as the noise level grows.",
+            "Considering that the cross network only introduces O(d) extra parameters, DCN is memory efficient.",
+            "The proposed method has a much lower error rate than the baselines on all four datasets.",
+            "The authors argue that the proposed recommender should be retrained every day.",
+            "The authors select hyperparameters on the validation set and report test accuracy.",
         ]) {
             assert_eq!(fill_only(t), None, "{t}");
         }
