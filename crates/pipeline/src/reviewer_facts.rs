@@ -154,22 +154,25 @@ pub fn fill_only(text: &str) -> Option<Exclusion> {
 /// facts, both failed in both panels).
 fn protocol_boilerplate(s: &str) -> Option<String> {
     let lower = s.to_lowercase();
-    let recipe = [
-        "will be chosen",
-        "will be selected",
-        "will be trained",
-        "will be tuned",
-    ]
-    .iter()
-    .find(|p| lower.contains(*p))?;
-    let split = [
-        "development set",
-        "validation set",
-        "dev set",
-        "training set",
-    ]
-    .iter()
-    .any(|p| lower.contains(p));
+    let recipe = first_phrase(
+        &lower,
+        &[
+            "will be chosen",
+            "will be selected",
+            "will be trained",
+            "will be tuned",
+        ],
+    )?;
+    let split = first_phrase(
+        &lower,
+        &[
+            "development set",
+            "validation set",
+            "dev set",
+            "training set",
+        ],
+    )
+    .is_some();
     split.then(|| format!("{} on a data split: protocol boilerplate", quoted(recipe)))
 }
 
