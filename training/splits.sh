@@ -38,12 +38,16 @@ case "$stage" in
     $PY training/decoding_heldout.py "shipped=models/semtrace-nli-minilm/model.onnx" "$name=$W/model/model.onnx"
     $PY training/evaluate.py --model "int8=$W/model/model.onnx" --skip-sick --bs 8 --out "$W/metrics.json"
     cp models/semtrace-nli-minilm/tokenizer.json "$W/model/"
-    $PY - "$W/model" "$name" <<'PY'
+    $PY - "$W/model" "$name" "training/checkpoints/$name/best.pt" <<'PY'
 import json, os, sys
-out, name = sys.argv[1], sys.argv[2]
+import torch
+out, name, ckpt = sys.argv[1], sys.argv[2], sys.argv[3]
+ck = torch.load(ckpt, map_location="cpu", weights_only=False)
+layers = ck.get("n_layers") or 6
 cfg = json.load(open("models/semtrace-nli-minilm/config.json"))
 cfg["name"] = f"semtrace-nli-{name}"
-cfg["architecture"] = "split BertModel (6 layers, hidden 384; training/split_model.py) + tanh pooler on [CLS] + Linear(384, 3)"
+cfg["architecture"] = (f"split BertModel ({layers} layers, hidden 384, {ck.get('split_mode')} split below layer "
+                       f"{ck.get('split')}; training/split_model.py) + tanh pooler on [CLS] + Linear(384, 3)")
 json.dump(cfg, open(os.path.join(out, "config.json"), "w"), indent=2)
 print(f"{out}: {os.path.getsize(os.path.join(out, 'model.onnx'))} bytes")
 PY

